@@ -1,0 +1,5 @@
+"""`python -m bot`."""
+
+from bot.cli import run
+
+run()

@@ -1,0 +1,116 @@
+"""The `bot` command line: `bot check`, `bot rules`, `bot example`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+FAIL_LEVELS = ("none", "notice", "warning", "error")
+
+
+class UsageError(Exception):
+    """A problem with the user's input: one line on stderr, exit 2."""
+
+
+def _check_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="review local changes and print the status comment")
+    p.add_argument("--repo", default=".", help="git repository (default: current directory)")
+    p.add_argument("--base", help="base ref (default: the remote's default branch, else main)")
+    p.add_argument("--head", default="HEAD", help="head ref (default: HEAD)")
+    _output_args(p)
+    p.add_argument("--pr-title", default="", help="pull request title, for rules that read it")
+    p.add_argument("--pr-body-file", type=Path, help="file holding the pull request description")
+    p.add_argument("--pr-number", type=int, help="pull request number, for messages that name it")
+
+
+def _output_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument(
+        "--fail-level",
+        choices=FAIL_LEVELS,
+        default="error",
+        help="exit 1 when a finding at or above this severity exists (default: error)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bot",
+        description="Review pull requests against AGENTS.md conventions and training step math.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    _check_parser(sub)
+    r = sub.add_parser("rules", help="list the rules with their documentation")
+    r.add_argument("--format", choices=("text", "markdown"), default="text")
+    e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
+    e.add_argument("path", type=Path, help="example folder, e.g. examples/mobile300")
+    _output_args(e)
+    return parser
+
+
+def _read_body(path: Path | None) -> str:
+    if path is None:
+        return ""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read --pr-body-file {path}: {exc.strerror}") from None
+
+
+def _emit(report, fmt: str, fail_level: str) -> int:  # type: ignore[no-untyped-def]
+    from bot.output import exit_code, to_json
+    from bot.render import render_comment
+
+    sys.stdout.write(to_json(report) if fmt == "json" else render_comment(report))
+    return exit_code(report, fail_level)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from bot.engine import review
+    from bot.local import load_changeset
+    from bot.models import PullRequest
+
+    pr = PullRequest(number=args.pr_number, title=args.pr_title, body=_read_body(args.pr_body_file))
+    changeset = load_changeset(args.repo, base=args.base, head=args.head, pr=pr)
+    return _emit(review(changeset), args.format, args.fail_level)
+
+
+def cmd_example(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from bot.engine import review
+    from bot.examples import materialize
+
+    with tempfile.TemporaryDirectory(prefix="bot-example-") as tmp:
+        changeset = materialize(args.path, Path(tmp))
+        return _emit(review(changeset), args.format, args.fail_level)
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from bot.docs import rules_markdown, rules_text
+
+    sys.stdout.write(rules_markdown() if args.format == "markdown" else rules_text())
+    return 0
+
+
+COMMANDS = {"check": cmd_check, "rules": cmd_rules, "example": cmd_example}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from bot.examples import ExampleError
+    from bot.local import SourceError
+
+    try:
+        return COMMANDS[args.command](args)
+    except (UsageError, SourceError, ExampleError) as exc:
+        print(f"bot: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `bot check | head`
+        return 0
+
+
+def run() -> None:
+    raise SystemExit(main())

@@ -1,0 +1,95 @@
+"""Unified diffs into FileChange models, using unidiff for the parsing."""
+
+from __future__ import annotations
+
+import codecs
+
+import unidiff
+from unidiff.errors import UnidiffParseError
+
+from bot.models import FileChange, FileStatus, Hunk
+
+
+class DiffError(Exception):
+    """The diff text could not be parsed."""
+
+
+def _unquote(path: str) -> str:
+    # git C-quotes paths with unusual bytes ("a/caf\303\251.py"); unidiff keeps the quotes.
+    if len(path) >= 2 and path[0] == '"' and path[-1] == '"':
+        raw = codecs.escape_decode(path[1:-1].encode("utf-8"))[0]
+        return raw.decode("utf-8", errors="replace")
+    return path
+
+
+def _strip_prefix(path: str) -> str | None:
+    path = _unquote(path.strip())
+    if path == "/dev/null":
+        return None
+    if path.startswith(("a/", "b/")):
+        return path[2:]
+    return path
+
+
+def _hunk(h: unidiff.Hunk) -> Hunk:
+    return Hunk(
+        old_start=h.source_start,
+        old_length=h.source_length,
+        new_start=h.target_start,
+        new_length=h.target_length,
+        added=tuple(ln.target_line_no for ln in h if ln.is_added and ln.target_line_no is not None),
+        removed=tuple(ln.source_line_no for ln in h if ln.is_removed and ln.source_line_no is not None),
+    )
+
+
+def _status(pf: unidiff.PatchedFile, header: str) -> FileStatus:
+    if pf.is_added_file or "\nnew file mode" in header:
+        return FileStatus.ADDED
+    if pf.is_removed_file or "\ndeleted file mode" in header:
+        return FileStatus.REMOVED
+    if pf.is_rename:
+        return FileStatus.RENAMED
+    return FileStatus.MODIFIED
+
+
+def parse_diff(text: str) -> tuple[FileChange, ...]:
+    """Parse a git unified diff (as `git diff` prints it) into changed files."""
+    if not text.strip():
+        return ()
+    try:
+        patch = unidiff.PatchSet(text)
+    except UnidiffParseError as exc:
+        raise DiffError(f"could not parse diff: {exc}") from None
+    files = []
+    for pf in patch:
+        header = str(pf.patch_info or "")
+        status = _status(pf, header)
+        source = _strip_prefix(pf.source_file or "")
+        target = _strip_prefix(pf.target_file or "")
+        path = target if status is not FileStatus.REMOVED else source
+        if path is None:  # pragma: no cover - unidiff always gives one side
+            continue
+        files.append(
+            FileChange(
+                path=path,
+                status=status,
+                old_path=source if status is FileStatus.RENAMED else None,
+                hunks=tuple(_hunk(h) for h in pf),
+                binary=pf.is_binary_file,
+            )
+        )
+    return tuple(files)
+
+
+def parse_hunks(patch: str, path: str = "file") -> tuple[Hunk, ...]:
+    """Parse the hunks-only `patch` text GitHub returns for one file of a pull request."""
+    if not patch.strip():
+        return ()
+    wrapped = f"--- a/{path}\n+++ b/{path}\n{patch}"
+    if not wrapped.endswith("\n"):
+        wrapped += "\n"
+    try:
+        parsed = unidiff.PatchSet(wrapped)
+    except UnidiffParseError as exc:
+        raise DiffError(f"could not parse patch of {path}: {exc}") from None
+    return tuple(_hunk(h) for pf in parsed for h in pf)

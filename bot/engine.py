@@ -1,0 +1,95 @@
+"""Runs the enabled rules over a change set and builds the Report."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bot.config import CONFIG_PATH, Config, ConfigError, load_config
+from bot.models import ChangeSet, Coverage, Finding, Report, Severity, UnreadableFile
+from rules import REGISTRY
+from rules.agents import discover
+from rules.base import Context, Review, Rule
+from rules.profiles import profile_table
+
+
+def read_config(changeset: ChangeSet) -> tuple[Config, Finding | None]:
+    """The config at base (trusted), or defaults plus a finding saying why it was not usable."""
+    try:
+        data = changeset.reader.read(changeset.base_sha, CONFIG_PATH) if changeset.reader else None
+        return load_config(data), None
+    except (ConfigError, UnreadableFile) as exc:
+        return Config(), Finding(
+            rule="BOT001",
+            name="invalid-config",
+            severity=Severity.ERROR,
+            path=CONFIG_PATH,
+            message=f"Config ignored, defaults used: {exc}",
+        )
+
+
+def labels_for(verdict: str, config: Config) -> tuple[str, ...]:
+    """The bot-namespace labels a PR with this verdict carries."""
+    names = config.labels
+    if verdict == "ready":
+        return (names.ready, names.pending)
+    return (names.needs_work,)
+
+
+def enabled(rule: Rule, config: Config, statements: Mapping[str, object]) -> bool:
+    setting = config.setting(rule.code, rule.name)
+    if setting.enabled is not None:
+        return setting.enabled
+    return rule.on_by_default or rule.code in statements
+
+
+def _run(rule: Rule, review: Review) -> list[Finding]:
+    setting = review.config.setting(rule.code, rule.name)
+    ctx = Context(
+        review=review,
+        rule=rule,
+        options={**rule.options, **setting.options},
+        severity=setting.severity,
+    )
+    try:
+        return list(rule.check(ctx))
+    except UnreadableFile as exc:
+        return [ctx.finding(f"File could not be reviewed: {exc.reason}", path=exc.path)]
+    except Exception as exc:  # noqa: BLE001 - one broken rule must not stop the review
+        return [
+            Finding(
+                rule=rule.code,
+                name=rule.name,
+                severity=Severity.ERROR,
+                message=f"Rule failed with an internal error ({type(exc).__name__}); other rules still ran.",
+            )
+        ]
+
+
+def review(changeset: ChangeSet, config: Config | None = None, rules: Mapping[str, Rule] = REGISTRY) -> Report:
+    """Review a change set with the enabled rules; config defaults to the base revision's."""
+    findings: list[Finding] = []
+    if config is None:
+        config, problem = read_config(changeset)
+        if problem:
+            findings.append(problem)
+    state = Review(changeset=changeset, config=config, statements=discover(changeset, rules.values()))
+    for rule in rules.values():
+        if enabled(rule, config, state.statements):
+            findings.extend(_run(rule, state))
+    findings.sort(key=lambda f: (f.path or "", f.line or 0, f.rule))
+    verdict = "needs-work" if any(f.severity is Severity.ERROR for f in findings) else "ready"
+    unreviewed = tuple(f.path for f in changeset.files if f.patch_missing)
+    return Report(
+        verdict=verdict,
+        labels=labels_for(verdict, config),
+        findings=tuple(findings),
+        profiles=profile_table(state),
+        coverage=Coverage(
+            files_changed=len(changeset.files) + changeset.files_unlisted,
+            files_reviewed=len(changeset.files) - len(unreviewed),
+            not_reviewed=unreviewed,
+        ),
+        base_sha=changeset.base_sha,
+        head_sha=changeset.head_sha,
+        pr_number=changeset.pr.number,
+    )

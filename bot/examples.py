@@ -1,0 +1,87 @@
+"""Bundled examples: a base tree, a head overlay and a PR description, built into a real git repository."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from bot.local import load_changeset
+from bot.models import ChangeSet, PullRequest
+
+
+class ExampleError(Exception):
+    """The example folder is not usable."""
+
+
+_ENV = {
+    "GIT_AUTHOR_NAME": "bot example",
+    "GIT_AUTHOR_EMAIL": "example@invalid",
+    "GIT_COMMITTER_NAME": "bot example",
+    "GIT_COMMITTER_EMAIL": "example@invalid",
+    "GIT_AUTHOR_DATE": "2026-06-30T12:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-06-30T12:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": "/nonexistent",
+}
+
+
+def _git(repo: Path, *args: str) -> None:
+    import os
+
+    env = {**os.environ, **_ENV}
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def _copy_tree(src: Path, dest: Path) -> None:
+    for item in sorted(src.rglob("*")):
+        if item.is_file():
+            target = dest / item.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(item, target)
+
+
+def read_pr(folder: Path) -> PullRequest:
+    """pr.md: the first line is `# title`, the rest is the body; an optional `number:` line sets the number."""
+    path = folder / "pr.md"
+    if not path.is_file():
+        return PullRequest()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    title = lines[0].lstrip("# ").strip() if lines else ""
+    number = None
+    body_lines = lines[1:]
+    if body_lines and body_lines[0].lower().startswith("number:"):
+        number = int(body_lines[0].split(":", 1)[1])
+        body_lines = body_lines[1:]
+    return PullRequest(number=number, title=title, body="\n".join(body_lines).strip())
+
+
+def build_repo(folder: Path, dest: Path) -> Path:
+    """A git repository at dest: `main` holds folder/base, branch `pr` adds folder/head on top."""
+    base, head = folder / "base", folder / "head"
+    if not base.is_dir() or not head.is_dir():
+        raise ExampleError(f"{folder} is not an example (it needs base/ and head/ folders)")
+    repo = dest / "repo"
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _copy_tree(base, repo)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    _git(repo, "checkout", "-q", "-b", "pr")
+    removed = head / ".removed"
+    _copy_tree(head, repo)
+    if removed.is_file():
+        for rel in removed.read_text(encoding="utf-8").split():
+            (repo / rel).unlink(missing_ok=True)
+        (repo / ".removed").unlink()
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", read_pr(folder).title or "pull request")
+    return repo
+
+
+def materialize(folder: Path, dest: Path) -> ChangeSet:
+    """Build the example's repository under dest and load its change set, as `bot check` would."""
+    folder = Path(folder)
+    repo = build_repo(folder, dest)
+    pr = read_pr(folder).model_copy(update={"base_ref": "main", "head_ref": "pr"})
+    return load_changeset(repo, base="main", head="pr", pr=pr)

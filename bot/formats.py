@@ -1,0 +1,106 @@
+"""Safe loading of untrusted TOML, YAML and JSON text into plain data."""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from typing import Any
+
+import yaml
+
+MAX_DEPTH = 32
+
+
+class FormatError(ValueError):
+    """The text is not valid for its format; the message is short and never echoes the input."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys, anchors and aliases."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise FormatError(f"YAML aliases are not allowed (line {event.start_mark.line + 1})")
+        event = self.peek_event()
+        if getattr(event, "anchor", None):
+            raise FormatError(f"YAML anchors are not allowed (line {event.start_mark.line + 1})")
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (list, dict)):
+                raise FormatError(f"unhashable key at line {key_node.start_mark.line + 1}")
+            if key in seen:
+                raise FormatError(f"duplicate key {str(key)[:40]!r} at line {key_node.start_mark.line + 1}")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _check(value: Any, depth: int = 0) -> None:
+    """Refuse structures too deep to be a config, and non-finite numbers."""
+    stack = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        if level > MAX_DEPTH:
+            raise FormatError(f"nested more than {MAX_DEPTH} levels deep")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise FormatError("NaN or infinite numbers are not allowed")
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+
+
+def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise FormatError(f"duplicate key {key[:40]!r}")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise FormatError(f"{name} is not allowed")
+
+
+def format_of(path: str) -> str | None:
+    """'toml', 'yaml' or 'json' from a file name, or None."""
+    lower = path.lower()
+    for suffix, fmt in ((".toml", "toml"), (".yaml", "yaml"), (".yml", "yaml"), (".json", "json")):
+        if lower.endswith(suffix):
+            return fmt
+    return None
+
+
+def load(text: str, fmt: str) -> Any:
+    """Parse text of the given format; raises FormatError on anything invalid or hostile."""
+    try:
+        if fmt == "toml":
+            data: Any = tomllib.loads(text)
+        elif fmt == "yaml":
+            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+        elif fmt == "json":
+            data = json.loads(text, object_pairs_hook=_json_pairs, parse_constant=_no_constant)
+        else:
+            raise FormatError(f"unknown format {fmt!r}")
+    except FormatError:
+        raise
+    except tomllib.TOMLDecodeError as exc:
+        raise FormatError(f"invalid TOML: {exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise FormatError(f"invalid YAML{where}") from None
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"invalid JSON at line {exc.lineno}") from None
+    except RecursionError:
+        raise FormatError("nested too deeply") from None
+    except ValueError as exc:  # e.g. integers over Python's digit limit
+        raise FormatError(f"invalid value: {str(exc)[:80]}") from None
+    _check(data)
+    return data

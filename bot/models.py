@@ -1,0 +1,248 @@
+"""Frozen models for everything the review reads and produces."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+# Files larger than this are not parsed: a review must stay fast and bounded on hostile input.
+MAX_TEXT_BYTES = 2 * 1024 * 1024
+
+
+class Frozen(BaseModel):
+    """Base for every model: immutable, and unknown fields are a bug."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Severity(StrEnum):
+    """How much a finding matters; ordered error > warning > notice."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTICE = "notice"
+
+    @property
+    def rank(self) -> int:
+        return {"notice": 1, "warning": 2, "error": 3}[self.value]
+
+
+class FileStatus(StrEnum):
+    ADDED = "added"
+    MODIFIED = "modified"
+    REMOVED = "removed"
+    RENAMED = "renamed"
+
+
+class Hunk(Frozen):
+    """One hunk of a unified diff, with the line numbers it adds (head) and removes (base)."""
+
+    old_start: int
+    old_length: int
+    new_start: int
+    new_length: int
+    added: tuple[int, ...] = ()
+    removed: tuple[int, ...] = ()
+
+
+class FileChange(Frozen):
+    """One changed file of a change set."""
+
+    path: str
+    status: FileStatus
+    old_path: str | None = None
+    hunks: tuple[Hunk, ...] = ()
+    binary: bool = False
+    # GitHub omits the patch of very large or binary files; such a file is counted, not reviewed.
+    patch_missing: bool = False
+
+    @property
+    def base_path(self) -> str | None:
+        """Where the file lived at base, or None for an added file."""
+        if self.status is FileStatus.ADDED:
+            return None
+        return self.old_path or self.path
+
+    @property
+    def added_lines(self) -> frozenset[int]:
+        return frozenset(n for h in self.hunks for n in h.added)
+
+    @property
+    def removed_lines(self) -> frozenset[int]:
+        return frozenset(n for h in self.hunks for n in h.removed)
+
+
+class UnreadableFile(Exception):
+    """A file's bytes cannot be reviewed as text (too large, not UTF-8, NUL bytes)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class TextReader(Protocol):
+    """Where a change set reads file contents from (local git, GitHub API)."""
+
+    def read(self, rev: str, path: str) -> bytes | None:
+        """The bytes of path at rev, or None if it does not exist there."""
+
+    def list_paths(self, rev: str) -> tuple[str, ...]:
+        """Every file path at rev."""
+
+
+def decode_text(path: str, data: bytes, limit: int = MAX_TEXT_BYTES) -> str:
+    """Decode untrusted file bytes as UTF-8 text, or raise UnreadableFile saying why."""
+    if len(data) > limit:
+        raise UnreadableFile(path, f"file is {len(data):,} bytes, over the {limit:,}-byte limit")
+    if b"\x00" in data:
+        raise UnreadableFile(path, "file contains NUL bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableFile(path, f"not valid UTF-8 (byte {exc.start})") from None
+    return text.removeprefix("\ufeff")
+
+
+class PullRequest(Frozen):
+    """What the review knows of the pull request itself (empty in plain local mode)."""
+
+    number: int | None = None
+    title: str = ""
+    body: str = ""
+    author: str | None = None
+    base_ref: str | None = None
+    head_ref: str | None = None
+    labels: tuple[str, ...] = ()
+    draft: bool = False
+    url: str | None = None
+
+
+class ChangeSet(BaseModel):
+    """The files a pull request changes, with lazy access to their base and head text."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    base_sha: str
+    head_sha: str
+    files: tuple[FileChange, ...]
+    pr: PullRequest = PullRequest()
+    reader: Any = Field(default=None, exclude=True, repr=False)
+    # Files the source could not list (GitHub's 3,000-file cap); counted in coverage.
+    files_unlisted: int = 0
+    _cache: dict[tuple[str, str], str | None] = PrivateAttr(default_factory=dict)
+
+    def file(self, path: str) -> FileChange | None:
+        return next((f for f in self.files if f.path == path), None)
+
+    def _text(self, rev: str, path: str) -> str | None:
+        key = (rev, path)
+        if key not in self._cache:
+            data = self.reader.read(rev, path) if self.reader is not None else None
+            self._cache[key] = None if data is None else decode_text(path, data)
+        return self._cache[key]
+
+    def base_text(self, path: str) -> str | None:
+        """Text of path at the base revision; raises UnreadableFile for binary or oversized files."""
+        return self._text(self.base_sha, path)
+
+    def head_text(self, path: str) -> str | None:
+        """Text of path at the head revision; raises UnreadableFile for binary or oversized files."""
+        return self._text(self.head_sha, path)
+
+    def base_paths(self) -> tuple[str, ...]:
+        """Every file at base: trusted policy (AGENTS.md, config) is found there."""
+        if self.reader is None:
+            return ()
+        return self.reader.list_paths(self.base_sha)
+
+
+class Finding(Frozen):
+    """One problem a rule found, with the place it points at and the policy it enforces."""
+
+    rule: str
+    name: str
+    severity: Severity
+    path: str | None = None
+    line: int | None = None
+    message: str
+    # Where the rule comes from, e.g. "AGENTS.md:14", and that line's sentence.
+    source: str | None = None
+    source_text: str | None = None
+
+
+class Waiver(Frozen):
+    """A finding switched off on purpose, with who asked and why."""
+
+    rule: str
+    path: str | None = None
+    line: int | None = None
+    reason: str
+    by: str | None = None
+    at: str | None = None
+
+
+class StepValues(Frozen):
+    """Derived training step values of one profile at one revision."""
+
+    semantics: str
+    batch_size: int | None = None
+    target_examples: int | None = None
+    target_micro_steps: int | None = None
+    max_steps: int
+    decay_steps: int | None = None
+    ckpt_interval: int | None = None
+    effective_train_examples: int | None = None
+    unapplied_micro_steps: int | None = None
+
+
+class ProfileMath(Frozen):
+    """One changed profile's step math, base -> head; a side is None where the profile is absent."""
+
+    path: str
+    name: str
+    base: StepValues | None = None
+    head: StepValues | None = None
+    base_error: str | None = None
+    head_error: str | None = None
+
+    @property
+    def changed_fields(self) -> frozenset[str]:
+        if self.base is None or self.head is None:
+            return frozenset()
+        old, new = self.base.model_dump(), self.head.model_dump()
+        return frozenset(k for k in old if old[k] != new[k])
+
+
+class Coverage(Frozen):
+    """How much of the change was reviewed."""
+
+    files_changed: int
+    files_reviewed: int
+    not_reviewed: tuple[str, ...] = ()
+
+
+Verdict = Literal["ready", "needs-work"]
+
+
+class Report(Frozen):
+    """The outcome of a review: what every output (comment, JSON, labels, status) is made from."""
+
+    verdict: Verdict
+    labels: tuple[str, ...]
+    findings: tuple[Finding, ...] = ()
+    profiles: tuple[ProfileMath, ...] = ()
+    coverage: Coverage
+    waivers: tuple[Waiver, ...] = ()
+    notes: tuple[str, ...] = ()
+    base_sha: str | None = None
+    head_sha: str | None = None
+    pr_number: int | None = None
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is severity)
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)

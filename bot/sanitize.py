@@ -1,0 +1,64 @@
+"""The one way untrusted text (PR files, titles, bodies, comments) reaches rendered markdown."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Bidi controls and zero-width characters can hide or reorder text (Trojan Source); show them instead.
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_ISSUE_REF = re.compile(r"(?<![&\w])#(?=\d)")
+# Only characters that matter mid-line: emphasis, code, links, HTML, table cells. Text never starts a line.
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+
+
+def _visible(text: str) -> str:
+    text = _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+    return "".join(
+        ch if ch in "\t" or unicodedata.category(ch) not in ("Cc", "Cf") else f"<U+{ord(ch):04X}>"
+        for ch in text
+    )
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Collapse whitespace and newlines, make invisible characters visible, and cap the length."""
+    text = _visible(re.sub(r"[\r\n\t ]+", " ", text))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def text(value: str, limit: int = 300) -> str:
+    """Untrusted text as inert markdown: no HTML, links, mentions, cross-references or table breaks."""
+    value = one_line(value, limit)
+    value = value.replace("&", "&amp;")
+    value = _SPECIAL.sub(r"\\\1", value)
+    # Escaping alone still lets GitHub link @user and #12; a word joiner after the sigil stops it.
+    value = _MENTION.sub("@\u2060", value)
+    value = _ISSUE_REF.sub("#\u2060", value)
+    return value
+
+
+def code(value: str, limit: int = 200, table: bool = False) -> str:
+    """Untrusted text as an inline code span that cannot be closed early (or, in a table, break it)."""
+    value = one_line(value, limit).strip()
+    if table:
+        value = value.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or not value else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def message(value: str, limit: int = 1000) -> str:
+    """A rule's message: its `code spans` stay code, every piece of it is made inert."""
+    value = one_line(value, limit).strip()
+    out, pos = [], 0
+    for m in _SPAN.finditer(value):
+        out.append(text(value[pos : m.start()], limit))
+        out.append(code(m.group(1), limit))
+        pos = m.end()
+    out.append(text(value[pos:], limit))
+    return "".join(out)

@@ -1,0 +1,104 @@
+"""What a rule is, and the context it runs in: pure data, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.config import Config
+from bot.models import ChangeSet, Finding, Severity
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A sentence of an AGENTS.md that turns a rule on for a folder."""
+
+    path: str  # the AGENTS.md (or CLAUDE.md) file
+    line: int
+    text: str
+    scope: str  # folder the file governs, "" for the whole repository
+
+    @property
+    def source(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass
+class Review:
+    """State shared by all rules of one run: the change set, the trusted policy, parse caches."""
+
+    changeset: ChangeSet
+    config: Config = field(default_factory=Config)
+    # rule code -> AGENTS.md statements that enable it, read from the base revision
+    statements: Mapping[str, tuple[Statement, ...]] = field(default_factory=dict)
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    def memo(self, key: str, build: Callable[[], Any]) -> Any:
+        """Compute once per review what several rules need (parsed tests, profiles)."""
+        if key not in self.cache:
+            self.cache[key] = build()
+        return self.cache[key]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What one rule sees: the review, its own options and the severity findings get."""
+
+    review: Review
+    rule: Rule
+    options: Mapping[str, Any]
+    severity: Severity | None  # config override, or None for the rule's own choice
+
+    @property
+    def changeset(self) -> ChangeSet:
+        return self.review.changeset
+
+    def statement_for(self, path: str) -> Statement | None:
+        """The AGENTS.md statement that governs path for this rule: the nearest scope wins."""
+        best: Statement | None = None
+        for st in self.review.statements.get(self.rule.code, ()):
+            inside = st.scope == "" or path == st.scope or path.startswith(st.scope + "/")
+            if inside and (best is None or len(st.scope) > len(best.scope)):
+                best = st
+        return best
+
+    def finding(
+        self,
+        message: str,
+        path: str | None = None,
+        line: int | None = None,
+        severity: Severity | None = None,
+        statement: Statement | None = None,
+    ) -> Finding:
+        if statement is None and path is not None:
+            statement = self.statement_for(path)
+        return Finding(
+            rule=self.rule.code,
+            name=self.rule.name,
+            severity=self.severity or severity or self.rule.severity,
+            path=path,
+            line=line,
+            message=message,
+            source=statement.source if statement else None,
+            source_text=statement.text if statement else None,
+        )
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A registered check: a code, a kebab name, a default severity and a pure check function."""
+
+    code: str
+    name: str
+    severity: Severity
+    check: Callable[[Context], Iterable[Finding]]
+    doc: str
+    summary: str
+    # Regexes that recognise this rule in AGENTS.md prose; a rule with none is on by default.
+    recognisers: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def on_by_default(self) -> bool:
+        return not self.recognisers

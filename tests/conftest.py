@@ -1,0 +1,73 @@
+"""Shared fixtures: real temporary git repositories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@invalid",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+class GitRepo:
+    """A throwaway git repository with helpers to write files and commit."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        env = {**os.environ, **GIT_ENV, "HOME": str(self.path)}
+        proc = subprocess.run(["git", *args], cwd=self.path, env=env, capture_output=True, check=True)
+        return proc.stdout.decode()
+
+    def write(self, files: dict[str, str | bytes | None]) -> None:
+        """Write (str/bytes) or delete (None) files."""
+        for rel, content in files.items():
+            target = self.path / rel
+            if content is None:
+                target.unlink()
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content, encoding="utf-8")
+
+    def commit(self, files: dict[str, str | bytes | None] | None = None, message: str = "change") -> str:
+        if files:
+            self.write(files)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+    def branch(self, name: str) -> None:
+        self.git("checkout", "-q", "-b", name)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> GitRepo:
+    return GitRepo(tmp_path / "repo")
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path):
+    """Build a repo with a base commit on main and a head commit on branch `pr`."""
+
+    def build(base: dict[str, str | bytes | None], head: dict[str, str | bytes | None]) -> GitRepo:
+        r = GitRepo(tmp_path / "pr-repo")
+        r.commit(base, "base")
+        r.branch("pr")
+        r.commit(head, "head")
+        return r
+
+    return build

@@ -1,0 +1,55 @@
+"""The architecture's boundaries, enforced: rules stay pure, PyGithub and the environment stay at the edges."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FORBIDDEN_IN_RULES = {"github", "requests", "subprocess", "urllib3", "httpx", "socket", "os"}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _uses(path: Path, attr: str) -> bool:
+    return attr in path.read_text(encoding="utf-8")
+
+
+def test_rules_import_nothing_that_reaches_out():
+    for path in sorted((ROOT / "rules").rglob("*.py")):
+        bad = _imports(path) & FORBIDDEN_IN_RULES
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+        for needle in ("os.environ", "getenv", "open(", "read_text(", "read_bytes("):
+            assert not _uses(path, needle), f"{path.relative_to(ROOT)} uses {needle}"
+
+
+def test_rules_use_only_pure_bot_modules():
+    allowed = {"bot.models", "bot.config", "bot.formats", "bot.globs"}
+    for path in sorted((ROOT / "rules").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bot"):
+                mods = {node.module} if node.module != "bot" else {f"bot.{a.name}" for a in node.names}
+                assert mods <= allowed, f"{path.relative_to(ROOT)} imports {sorted(mods - allowed)}"
+
+
+def test_only_one_module_imports_pygithub():
+    users = [p for p in (ROOT / "bot").rglob("*.py") if "github" in _imports(p)]
+    assert len(users) <= 1, users
+
+
+def test_only_the_entry_module_reads_the_environment():
+    readers = [
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "bot").rglob("*.py")
+        if _uses(p, "os.environ") or _uses(p, "getenv")
+    ]
+    # examples.py copies the environment to give git a fixed identity; it reads no setting from it.
+    assert set(readers) <= {"bot/entry.py", "bot/examples.py"}, readers

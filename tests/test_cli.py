@@ -1,0 +1,107 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.helpers import AGENTS_AGT001
+
+ROOT = Path(__file__).resolve().parent.parent
+NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
+
+
+def test_example_shows_mobile300_numbers(capsys):
+    code = main(["example", str(ROOT / "examples/mobile300"), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    (profile,) = data["profiles"]
+    assert profile["base"]["max_steps"] == 38
+    head = profile["head"]
+    assert (head["max_steps"], head["decay_steps"], head["effective_train_examples"], head["unapplied_micro_steps"]) == (
+        37,
+        37,
+        296,
+        4,
+    )
+    assert [f["rule"] for f in data["findings"]] == ["AGT001"]
+    assert data["findings"][0]["source"] == "AGENTS.md:6"
+
+
+def test_example_markdown(capsys):
+    main(["example", str(ROOT / "examples/mobile300")])
+    out = capsys.readouterr().out
+    assert out.startswith("<!-- bot-review:status -->")
+    assert "| max_steps | 38 | **37** |" in out
+    assert "AGT001" in out
+
+
+def test_json_keys_are_stable(make_repo, capsys):
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": NEW_TEST})
+    code = main(["check", "--repo", str(r.path), "--base", "main", "--head", "pr", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert {"verdict", "labels", "findings", "profiles", "coverage", "schema_version"} <= set(data)
+    assert {"rule", "name", "severity", "path", "line", "message", "source"} <= set(data["findings"][0])
+    assert {"files_changed", "files_reviewed"} <= set(data["coverage"])
+
+
+@pytest.mark.parametrize(
+    "fail_level, expected",
+    [("error", 1), ("warning", 1), ("notice", 1), ("none", 0)],
+)
+def test_fail_levels_with_an_error(make_repo, capsys, fail_level, expected):
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": NEW_TEST})
+    assert main(["check", "--repo", str(r.path), "--head", "pr", "--fail-level", fail_level]) == expected
+
+
+def test_fail_level_error_ignores_warnings(make_repo, capsys):
+    cfg = "rules:\n  AGT001:\n    severity: warning\n"
+    r = make_repo({"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": cfg}, {"tests/test_a.py": NEW_TEST})
+    assert main(["check", "--repo", str(r.path), "--head", "pr"]) == 0
+    assert main(["check", "--repo", str(r.path), "--head", "pr", "--fail-level", "warning"]) == 1
+
+
+def test_clean_repo_exits_zero(make_repo, capsys):
+    r = make_repo({"a.py": "1\n"}, {"a.py": "2\n"})
+    assert main(["check", "--repo", str(r.path), "--head", "pr"]) == 0
+    assert "ready for review" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--base", "nope"], "unknown ref: nope"),
+        (["--head", "nope"], "unknown ref: nope"),
+        (["--pr-body-file", "/nonexistent/body.md"], "cannot read --pr-body-file"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(make_repo, capsys, args, message):
+    r = make_repo({"a.py": "1\n"}, {"a.py": "2\n"})
+    assert main(["check", "--repo", str(r.path), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_bad_repo_exit_2(tmp_path, capsys):
+    assert main(["check", "--repo", str(tmp_path)]) == 2
+    assert "not a git repository" in capsys.readouterr().err
+
+
+def test_empty_repo_exit_2(repo, capsys):
+    assert main(["check", "--repo", str(repo.path)]) == 2
+    assert "no commits" in capsys.readouterr().err
+
+
+def test_rules_lists_every_rule(capsys):
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    assert "AGT001  regression-test-without-reference" in out
+    assert "TRN001" in out
+
+
+def test_python_m_bot_runs():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "bot", "rules"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and "AGT001" in proc.stdout

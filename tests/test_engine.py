@@ -1,0 +1,81 @@
+from bot.config import Config, RuleSetting
+from bot.engine import review
+from bot.local import load_changeset
+from bot.models import Severity
+from tests.helpers import AGENTS_AGT001, codes, review_change
+
+NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
+
+
+def test_clean_change_is_ready(make_repo):
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001}, {"src/a.py": "x = 1\n"})
+    assert report.verdict == "ready"
+    assert report.labels == ("status:ready", "review:pending")
+    assert (report.coverage.files_changed, report.coverage.files_reviewed) == (1, 1)
+
+
+def test_error_means_needs_work(make_repo):
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": NEW_TEST})
+    assert codes(report) == ["AGT001"]
+    assert report.verdict == "needs-work"
+    assert report.labels == ("status:needs-work",)
+
+
+def test_config_regrades_rule_to_warning(make_repo):
+    config = "rules:\n  AGT001:\n    severity: warning\n"
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": config}, {"tests/test_a.py": NEW_TEST}
+    )
+    assert [f.severity for f in report.findings] == [Severity.WARNING]
+    assert report.verdict == "ready"
+
+
+def test_config_disables_rule_by_name(make_repo):
+    config = "rules:\n  regression-test-without-reference:\n    enabled: false\n"
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": config}, {"tests/test_a.py": NEW_TEST}
+    )
+    assert codes(report) == []
+
+
+def test_config_enables_rule_without_agents_md(make_repo):
+    config = "rules:\n  AGT001:\n    enabled: true\n"
+    report = review_change(make_repo, {".github/bot.yml": config}, {"tests/test_a.py": NEW_TEST})
+    assert codes(report) == ["AGT001"]
+    assert report.findings[0].source is None
+
+
+def test_config_is_read_from_base_not_head(make_repo):
+    # The PR tries to switch off the rule that judges it; the base config still applies.
+    head = {"tests/test_a.py": NEW_TEST, ".github/bot.yml": "rules:\n  AGT001:\n    enabled: false\n"}
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001}, head)
+    assert codes(report) == ["AGT001"]
+
+
+def test_invalid_config_is_a_finding_and_review_goes_on(make_repo):
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": "rulez: {}\n"},
+        {"tests/test_a.py": NEW_TEST},
+    )
+    assert codes(report) == ["BOT001", "AGT001"]
+    assert "rulez" in report.findings[0].message
+
+
+def test_crashing_rule_becomes_a_finding(make_repo):
+    from rules.base import Rule
+
+    def boom(ctx):
+        raise RuntimeError("secret details")
+
+    r = make_repo({"a.py": "1\n"}, {"a.py": "2\n"})
+    bad = Rule(code="XXX001", name="boom", severity=Severity.WARNING, check=boom, doc="", summary="")
+    report = review(load_changeset(r.path, base="main", head="pr"), Config(), {"XXX001": bad})
+    (f,) = report.findings
+    assert f.rule == "XXX001" and "RuntimeError" in f.message and "secret" not in f.message
+
+
+def test_explicit_config_object(make_repo):
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": NEW_TEST})
+    cfg = Config(rules={"AGT001": RuleSetting(enabled=False)})
+    assert review(load_changeset(r.path, base="main", head="pr"), cfg).findings == ()
