@@ -26,7 +26,9 @@ def rules_markdown() -> str:
     ]
     for rule in REGISTRY.values():
         on = "always" if rule.on_by_default else "when an AGENTS.md asks for it, or in `.github/bot.yml`"
-        out.append(f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | `{rule.name}` | {rule.severity} | {on} |")
+        out.append(
+            f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | `{rule.name}` | {rule.severity} | {on} |"
+        )
     for rule in REGISTRY.values():
         out += ["", f"## {rule.code} {rule.name}", "", rule.summary]
         for title, body in sections(rule.doc).items():

@@ -65,7 +65,9 @@ def _run(rule: Rule, review: Review) -> list[Finding]:
         ]
 
 
-def review(changeset: ChangeSet, config: Config | None = None, rules: Mapping[str, Rule] = REGISTRY) -> Report:
+def review(
+    changeset: ChangeSet, config: Config | None = None, rules: Mapping[str, Rule] = REGISTRY
+) -> Report:
     """Review a change set with the enabled rules; config defaults to the base revision's."""
     findings: list[Finding] = []
     if config is None:

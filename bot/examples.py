@@ -42,7 +42,7 @@ def _copy_tree(src: Path, dest: Path) -> None:
 
 
 def read_pr(folder: Path) -> PullRequest:
-    """pr.md: the first line is `# title`, the rest is the body; an optional `number:` line sets the number."""
+    """pr.md: `# title` on the first line, then an optional `number: N` line, then the body."""
     path = folder / "pr.md"
     if not path.is_file():
         return PullRequest()

@@ -164,11 +164,15 @@ def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
         out = []
         cs = review.changeset
         for f in cs.files:
-            if f.binary or not (is_profile(f.path, review) or (f.old_path and is_profile(f.old_path, review))):
+            if f.binary or not (
+                is_profile(f.path, review) or (f.old_path and is_profile(f.old_path, review))
+            ):
                 continue
             base, base_err = _side(cs, f.base_path, head=False)
             head, head_err = _side(cs, None if f.status == "removed" else f.path, head=True)
-            out.append(ProfileFile(path=f.path, base=base, head=head, base_error=base_err, head_error=head_err))
+            out.append(
+                ProfileFile(path=f.path, base=base, head=head, base_error=base_err, head_error=head_err)
+            )
         return tuple(out)
 
     return review.memo("profiles.files", build)
@@ -187,7 +191,12 @@ def profile_table(review: Review) -> tuple[ProfileMath, ...]:
                     continue  # untouched profile in a file with other changes
                 rows.append(
                     ProfileMath(
-                        path=pf.path, name=name, base=base, head=head, base_error=base_err, head_error=head_err
+                        path=pf.path,
+                        name=name,
+                        base=base,
+                        head=head,
+                        base_error=base_err,
+                        head_error=head_err,
                     )
                 )
         return tuple(rows)

@@ -58,7 +58,8 @@ def check(ctx: Context) -> Iterator[Finding]:
                 pr = ctx.changeset.pr.number
                 hint = f'e.g. "Guards PR #{pr}: ..."' if pr else 'e.g. "Guards PR #123: ..."'
                 yield ctx.finding(
-                    f"New test `{test.qualname}` does not name the PR or commit it guards in its docstring ({hint}).",
+                    f"New test `{test.qualname}` does not name the PR or commit it guards "
+                    f"in its docstring ({hint}).",
                     path=tf.path,
                     line=test.line,
                 )
@@ -72,6 +73,7 @@ RULE = Rule(
     doc=__doc__ or "",
     summary="New tests must name the PR or commit they guard in their docstring.",
     recognisers=(
-        r"regression tests?\b.{0,80}\b(?:name|reference|cite|mention|link|point to)\b.{0,60}\b(?:PRs?|pull requests?|commits?)\b",
+        r"regression tests?\b.{0,80}\b(?:name|reference|cite|mention|link|point to)\b"
+        r".{0,60}\b(?:PRs?|pull requests?|commits?)\b",
     ),
 )

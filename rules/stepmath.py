@@ -76,7 +76,8 @@ def derive(inputs: StepInputs) -> StepResult:
         raise StepMathError(f"{target} conflicts with an explicit max_steps={inputs.max_steps}")
     if inputs.sync_scheduler_to_max_steps and has_target and inputs.decay_steps is not None:
         raise StepMathError(
-            f"sync_scheduler_to_max_steps conflicts with an explicit scheduler.decay_steps={inputs.decay_steps}"
+            "sync_scheduler_to_max_steps conflicts with an explicit "
+            f"scheduler.decay_steps={inputs.decay_steps}"
         )
     unapplied: int | None = None
     if inputs.target_examples is not None:

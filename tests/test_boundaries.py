@@ -1,4 +1,4 @@
-"""The architecture's boundaries, enforced: rules stay pure, PyGithub and the environment stay at the edges."""
+"""The architecture's boundaries: rules stay pure; PyGithub and the environment stay at the edges."""
 
 import ast
 from pathlib import Path

@@ -17,7 +17,12 @@ def test_example_shows_mobile300_numbers(capsys):
     (profile,) = data["profiles"]
     assert profile["base"]["max_steps"] == 38
     head = profile["head"]
-    assert (head["max_steps"], head["decay_steps"], head["effective_train_examples"], head["unapplied_micro_steps"]) == (
+    assert (
+        head["max_steps"],
+        head["decay_steps"],
+        head["effective_train_examples"],
+        head["unapplied_micro_steps"],
+    ) == (
         37,
         37,
         296,

@@ -20,7 +20,12 @@ def test_rename_keeps_old_path(repo):
     body = "".join(f"line {i}\n" for i in range(20))
     files = _diff(repo, {"old/name.py": body}, {"old/name.py": None, "new/name.py": body + "extra\n"})
     (f,) = files
-    assert (f.status, f.path, f.old_path, f.base_path) == (FileStatus.RENAMED, "new/name.py", "old/name.py", "old/name.py")
+    assert (f.status, f.path, f.old_path, f.base_path) == (
+        FileStatus.RENAMED,
+        "new/name.py",
+        "old/name.py",
+        "old/name.py",
+    )
     assert f.added_lines == {21}
 
 
