@@ -5,24 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.config import CONFIG_PATH, Config, ConfigError, load_config
-from bot.models import ChangeSet, Coverage, Finding, Report, Severity, UnreadableFile
+from bot.models import ChangeSet, Coverage, Finding, Report, Severity, UnreadableFile, Verdict
 from rules import REGISTRY
 from rules.agents import discover
 from rules.base import Context, Review, Rule
 from rules.profiles import profile_table
 
 
-def read_config(changeset: ChangeSet) -> tuple[Config, Finding | None]:
+def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, Finding | None]:
     """The config at base (trusted), or defaults plus a finding saying why it was not usable."""
     try:
-        data = changeset.reader.read(changeset.base_sha, CONFIG_PATH) if changeset.reader else None
+        data = changeset.reader.read(changeset.base_sha, path) if changeset.reader else None
         return load_config(data), None
     except (ConfigError, UnreadableFile) as exc:
         return Config(), Finding(
             rule="BOT001",
             name="invalid-config",
             severity=Severity.ERROR,
-            path=CONFIG_PATH,
+            path=path,
             message=f"Config ignored, defaults used: {exc}",
         )
 
@@ -66,12 +66,15 @@ def _run(rule: Rule, review: Review) -> list[Finding]:
 
 
 def review(
-    changeset: ChangeSet, config: Config | None = None, rules: Mapping[str, Rule] = REGISTRY
+    changeset: ChangeSet,
+    config: Config | None = None,
+    rules: Mapping[str, Rule] = REGISTRY,
+    config_path: str = CONFIG_PATH,
 ) -> Report:
     """Review a change set with the enabled rules; config defaults to the base revision's."""
     findings: list[Finding] = []
     if config is None:
-        config, problem = read_config(changeset)
+        config, problem = read_config(changeset, config_path)
         if problem:
             findings.append(problem)
     state = Review(changeset=changeset, config=config, statements=discover(changeset, rules.values()))
@@ -79,7 +82,7 @@ def review(
         if enabled(rule, config, state.statements):
             findings.extend(_run(rule, state))
     findings.sort(key=lambda f: (f.path or "", f.line or 0, f.rule))
-    verdict = "needs-work" if any(f.severity is Severity.ERROR for f in findings) else "ready"
+    verdict: Verdict = "needs-work" if any(f.severity is Severity.ERROR for f in findings) else "ready"
     unreviewed = tuple(f.path for f in changeset.files if f.patch_missing)
     return Report(
         verdict=verdict,
