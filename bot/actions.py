@@ -55,7 +55,7 @@ def annotation(finding: Finding) -> str:
     )
 
 
-def annotations(report: Report) -> list[str]:
+def annotation_lines(report: Report) -> list[str]:
     return [annotation(f) for f in report.findings]
 
 
@@ -151,7 +151,7 @@ def publish(
     comment = render_comment(report, limit=SUMMARY_LIMIT)
     out.write(stop_commands(comment if log is None else log))
     if annotate:
-        out.write(lines(annotations(report)))
+        out.write(lines(annotation_lines(report)))
     out.flush()
     if github_output is not None:
         write_outputs(github_output, report_outputs(report, report_path))
