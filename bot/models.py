@@ -224,6 +224,14 @@ class Coverage(Frozen):
     not_reviewed: tuple[str, ...] = ()
 
 
+class PolicyChange(Frozen):
+    """What a PR's edit of an AGENTS.md (or CLAUDE.md) changes; it takes effect after merge."""
+
+    path: str
+    added: tuple[str, ...] = ()  # rule codes the edit turns on
+    removed: tuple[str, ...] = ()  # rule codes the edit turns off or no longer asks for
+
+
 Verdict = Literal["ready", "needs-work"]
 
 
@@ -237,6 +245,9 @@ class Report(Frozen):
     coverage: Coverage
     waivers: tuple[Waiver, ...] = ()
     notes: tuple[str, ...] = ()
+    # AGENTS.md / CLAUDE.md files read at base, and the PR's edits to them (judged after merge).
+    policy_files: tuple[str, ...] = ()
+    policy_changes: tuple[PolicyChange, ...] = ()
     base_sha: str | None = None
     head_sha: str | None = None
     pr_number: int | None = None
