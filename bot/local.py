@@ -112,11 +112,8 @@ def load_changeset(
     except DiffError as exc:
         raise SourceError(str(exc)) from None
     info = pr or PullRequest()
-    if info.base_ref is None or info.head_ref is None:
-        info = info.model_copy(
-            update={
-                "base_ref": info.base_ref or base_ref.removeprefix("origin/"),
-                "head_ref": info.head_ref or current_branch(top, head),
-            }
-        )
+    # The base ref only says where the diff starts (it may be a SHA or HEAD~3); which branch the PR will
+    # target is known only when the caller says so (`bot check --base-branch`).
+    if info.head_ref is None:
+        info = info.model_copy(update={"head_ref": current_branch(top, head)})
     return ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=GitReader(top))

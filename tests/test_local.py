@@ -15,7 +15,7 @@ def test_changes_since_merge_base(make_repo):
     assert cs.base_text("b.py") is None
     assert cs.base_text("a.py") == "a = 1\n"
     assert "c.py" not in cs.base_paths()
-    assert cs.pr.base_ref == "main" and cs.pr.head_ref == "pr"
+    assert cs.pr.base_ref is None and cs.pr.head_ref == "pr"
 
 
 def test_default_base_is_main(make_repo):
@@ -30,7 +30,7 @@ def test_default_base_prefers_remote_head(make_repo, tmp_path):
     r.git("update-ref", "refs/remotes/origin/trunk", "trunk")
     r.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
     cs = load_changeset(r.path)
-    assert cs.pr.base_ref == "trunk"
+    assert cs.base_sha == r.git("rev-parse", "trunk").strip()
     assert [f.path for f in cs.files] == ["a.py"]
 
 
