@@ -160,7 +160,8 @@ RULE = Rule(
         r"^(?=.*\btests?\b)(?=.*\b(?:always\s+pass(?:es)?|can(?:not|'t)\s+fail|never\s+fails?|"
         r"trivially\s+pass(?:es)?|pass\s+no\s+matter\s+what)\b)",
         r"^(?=.*\btests?\b)(?=.*\b(?:at\s+least\s+one|something|real|meaningful|actually)\b\s*"
-        r"(?:\w+\s+){0,2}(?:assert\w*|checks?|verif\w*))",
+        r"(?:\w+\s+){0,2}(?:assert\w*|checks?|verif\w*)|.*\b(?:assert|check|verify)\w*\s+"
+        r"(?:something|at\s+least))",
     ),
     phrases=(
         "No tautological tests.",

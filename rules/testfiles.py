@@ -165,7 +165,8 @@ def changed_test_files(review: Review) -> tuple[TestFile, ...]:
         return tuple(
             _parse_change(review, f)
             for f in review.changeset.files
-            if f.status is not FileStatus.REMOVED and not f.binary and is_test_path(f.path)
+            # Binary .py files are read too: decoding names why they cannot be reviewed (NUL bytes...).
+            if f.status is not FileStatus.REMOVED and is_test_path(f.path)
         )
 
     return review.memo("tests.files", build)
