@@ -162,12 +162,12 @@ def changed_test_files(review: Review) -> tuple[TestFile, ...]:
     """Parsed head versions of every added or modified test file (memoised per review)."""
 
     def build() -> tuple[TestFile, ...]:
-        return tuple(
-            _parse_change(review, f)
-            for f in review.changeset.files
-            # Binary .py files are read too: decoding names why they cannot be reviewed (NUL bytes...).
-            if f.status is not FileStatus.REMOVED and is_test_path(f.path)
-        )
+        # Binary .py files are read too: decoding names why they cannot be reviewed (NUL bytes...).
+        files = [
+            f for f in review.changeset.files if f.status is not FileStatus.REMOVED and is_test_path(f.path)
+        ]
+        review.changeset.prefetch(review.changeset.head_sha, [f.path for f in files])
+        return tuple(_parse_change(review, f) for f in files)
 
     return review.memo("tests.files", build)
 

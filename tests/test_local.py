@@ -77,3 +77,15 @@ def test_missing_directory(tmp_path):
 def test_repository_without_commits(repo):
     with pytest.raises(SourceError, match="no commits"):
         load_changeset(repo.path)
+
+
+def test_read_many_matches_read(make_repo):
+    from bot.local import GitReader
+
+    files = {"a.py": "a = 1\n", "b/c.txt": "two\nlines\n", "bin.dat": b"\x00\n\xff\n", "empty.py": ""}
+    r = make_repo(files, {"a.py": "a = 2\n"})
+    reader = GitReader(r.path)
+    paths = [*files, "missing.py", "b"]
+    many = reader.read_many("main", paths)
+    assert many == {p: reader.read("main", p) for p in paths[:-1]} | {"b": None}
+    assert many["bin.dat"] == b"\x00\n\xff\n" and many["missing.py"] is None
