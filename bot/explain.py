@@ -30,10 +30,12 @@ def _label(code: str) -> str:
 
 
 def _file_lines(f: PolicyFile) -> list[str]:
-    where = "the whole repository" if f.scope == "" else f"{f.scope}/"
-    head = f"{f.path} (governs {where})"
+    path, scope = one_line(f.path), one_line(f.scope)
+    where = "the whole repository" if f.scope == "" else f"{scope}/"
+    head = f"{path} (governs {where})"
     if f.defers_to is not None:
-        head = f"{f.path} (defers to {f.defers_to or 'an AGENTS.md that does not exist'}; governs {where})"
+        target = one_line(f.defers_to) or "an AGENTS.md that does not exist"
+        head = f"{path} (defers to {target}; governs {where})"
     out = [head]
     if f.error:
         return [*out, f"  not read: {f.error}"]
@@ -89,7 +91,7 @@ def explain(repo: str | Path, rev: str = "HEAD") -> str:
         out += [".github/bot.yml: " + "; ".join(settings), ""]
     scopes = sorted({f.scope for f in policy.files} | {""}, key=lambda s: (s.count("/") + bool(s), s))
     for scope in scopes:
-        out.append(f"Rules in force in {scope + '/' if scope else 'the repository root'}:")
+        out.append(f"Rules in force in {one_line(scope) + '/' if scope else 'the repository root'}:")
         for rule in REGISTRY.values():
             state = _state(review, rule, scope)
             extra = f"; {_trunk(review)}" if rule.code == "AGT004" and state != "off" else ""

@@ -172,3 +172,11 @@ def test_unreadable_agents_md_is_named_and_review_goes_on(make_repo):
     )
     assert codes(report) == ["AGT001"]
     assert any("`AGENTS.md` could not be read" in n and "NUL" in n for n in report.notes)
+
+
+def test_agents_md_removed_in_the_pr(make_repo):
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_AGT001}, {"AGENTS.md": None, "tests/test_a.py": NEW_TEST}
+    )
+    assert codes(report) == ["AGT001"]
+    assert report.policy_changes == (PolicyChange(path="AGENTS.md", removed=("AGT001",)),)
