@@ -28,6 +28,7 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
         default=".github/bot.yml",
         help="config file, read at the base revision (default: %(default)s)",
     )
+    p.add_argument("--base-branch", help="branch the pull request targets, for AGT004 non-trunk-base")
 
 
 def _output_args(p: argparse.ArgumentParser) -> None:
@@ -50,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     _check_parser(sub)
     r = sub.add_parser("rules", help="list the rules with their documentation")
     r.add_argument("--format", choices=("text", "markdown"), default="text")
+    r.add_argument("--explain", action="store_true", help="show which AGENTS.md lines turn on which rule")
+    r.add_argument("--repo", default=".", help="with --explain: git repository (default: current directory)")
+    r.add_argument(
+        "--base", default="HEAD", help="with --explain: revision whose policy to read (default: HEAD)"
+    )
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
     e.add_argument("path", type=Path, help="example folder, e.g. examples/mobile300")
     _output_args(e)
@@ -104,7 +110,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     from bot.local import load_changeset
     from bot.models import PullRequest
 
-    pr = PullRequest(number=args.pr_number, title=args.pr_title, body=_read_body(args.pr_body_file))
+    pr = PullRequest(
+        number=args.pr_number,
+        title=args.pr_title,
+        body=_read_body(args.pr_body_file),
+        base_ref=args.base_branch,
+    )
     changeset = load_changeset(args.repo, base=args.base, head=args.head, pr=pr)
     return _emit(review(changeset, config_path=args.config), args.format, args.fail_level, args.output)
 
@@ -123,6 +134,11 @@ def cmd_example(args: argparse.Namespace) -> int:
 def cmd_rules(args: argparse.Namespace) -> int:
     from bot.docs import rules_markdown, rules_text
 
+    if args.explain:
+        from bot.explain import explain
+
+        sys.stdout.write(explain(args.repo, args.base))
+        return 0
     sys.stdout.write(rules_markdown() if args.format == "markdown" else rules_text())
     return 0
 
