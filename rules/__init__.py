@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules import regression_reference, step_values
+from rules import batch, claims, exposure, regression_reference, scheduler, step_values
 from rules.base import Rule
 
 REGISTRY: dict[str, Rule] = {
@@ -10,5 +10,9 @@ REGISTRY: dict[str, Rule] = {
     for rule in (
         regression_reference.RULE,
         step_values.RULE,
+        scheduler.RULE,
+        batch.RULE,
+        exposure.RULE,
+        claims.RULE,
     )
 }
