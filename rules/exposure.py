@@ -40,7 +40,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         examples_changed = old.effective_train_examples != new.effective_train_examples
         if not examples_changed and old.max_steps == new.max_steps:
             continue
-        steps = f"max_steps {old.max_steps} -> {new.max_steps}"
+        steps = f"`max_steps` {old.max_steps} → {new.max_steps}"
         if old.effective_train_examples is not None and new.effective_train_examples is not None:
             if examples_changed:
                 text = (

@@ -423,7 +423,7 @@ def scheduler_problems(sched: Scheduler, max_steps: int | None, synced: bool = F
             if sched.type is None
             else (f"is `{kind}`, which")
         )
-        why = " (written by sync_scheduler_to_max_steps)" if synced and "decay_steps" in extra else ""
+        why = " (written by `sync_scheduler_to_max_steps`)" if synced and "decay_steps" in extra else ""
         fix = (
             'set `type = "linear"` or remove those keys'
             if sched.type is None
@@ -436,7 +436,7 @@ def scheduler_problems(sched: Scheduler, max_steps: int | None, synced: bool = F
     for name in ("warmup_steps", "decay_steps"):
         value = getattr(sched, name)
         if value is not None and value < 0:
-            problems.append(f"scheduler.{name}={value} is negative: Prime-RL refuses the config.")
+            problems.append(f"`scheduler.{name}={value}` is negative: Prime-RL refuses the config.")
     if problems:
         return problems
     warmup = DEFAULT_WARMUP_STEPS if sched.warmup_steps is None else sched.warmup_steps
@@ -444,32 +444,36 @@ def scheduler_problems(sched: Scheduler, max_steps: int | None, synced: bool = F
         decay = DEFAULT_DECAY_STEPS if sched.decay_steps is None else sched.decay_steps
         if warmup == 0 and decay == 0:
             return [
-                "A linear scheduler with warmup_steps=0 and decay_steps=0 is refused by Prime-RL. "
+                "A linear scheduler with `warmup_steps=0` and `decay_steps=0` is refused by Prime-RL. "
                 "Fix: drop `type` to use the constant scheduler, or set one of them above 0."
             ]
         if decay > 0 and max_steps is None:
             return [
-                f"A linear scheduler with decay_steps={decay} needs max_steps; Prime-RL refuses the "
-                "config without it. Fix: set max_steps."
+                f"A linear scheduler with `decay_steps={decay}` needs `max_steps`; Prime-RL refuses the "
+                "config without it. Fix: set `max_steps`."
             ]
         if max_steps is not None and warmup + decay > max_steps:
             if synced and warmup > 0:
                 return [
-                    f"sync_scheduler_to_max_steps sets decay_steps={decay} = max_steps, which leaves no room "
-                    f"for warmup_steps={warmup}: warmup + decay = {warmup + decay} > max_steps={max_steps}, "
-                    "so Prime-RL refuses the config. Fix: set warmup_steps = 0, or turn the sync off and set "
-                    f"decay_steps <= {max(max_steps - warmup, 0)}."
+                    f"`sync_scheduler_to_max_steps` sets `decay_steps={decay}` (= `max_steps`), which leaves "
+                    f"no room for `warmup_steps={warmup}`: {warmup} + {decay} = {warmup + decay} > "
+                    f"{max_steps}, so Prime-RL refuses the config. Fix: set `warmup_steps = 0`, or set "
+                    "`sync_scheduler_to_max_steps = false` and "
+                    f"`decay_steps = {max(max_steps - warmup, 0)}`."
                 ]
             return [
-                f"warmup_steps={warmup} + decay_steps={decay} = {warmup + decay} exceeds max_steps="
-                f"{max_steps}: Prime-RL refuses the config. Fix: lower them to fit within {max_steps} steps."
+                f"`warmup_steps={warmup}` + `decay_steps={decay}` = {warmup + decay} exceeds "
+                f"`max_steps={max_steps}`: Prime-RL refuses the config. "
+                f"Fix: make them add up to at most {max_steps}."
             ]
     if kind == "cosine":
         if max_steps is None:
-            return ["A cosine scheduler needs max_steps; Prime-RL refuses the config. Fix: set max_steps."]
+            return [
+                "A cosine scheduler needs `max_steps`; Prime-RL refuses the config. Fix: set `max_steps`."
+            ]
         if warmup >= max_steps:
             return [
-                f"warmup_steps={warmup} is not less than max_steps={max_steps}: Prime-RL refuses a cosine "
-                f"scheduler that never decays. Fix: set warmup_steps below {max_steps}."
+                f"`warmup_steps={warmup}` is not less than `max_steps={max_steps}`: Prime-RL refuses a "
+                f"cosine scheduler that never decays. Fix: set `warmup_steps` below {max_steps}."
             ]
     return []
