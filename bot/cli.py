@@ -1,4 +1,4 @@
-"""The `bot` command line: `bot check`, `bot rules`, `bot example`."""
+"""The `bot` command line: `bot check`, `bot rules`, `bot example`, `bot steps`."""
 
 from __future__ import annotations
 
@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
     e.add_argument("path", type=Path, help="example folder, e.g. examples/mobile300")
     _output_args(e)
+    from bot.steps_cli import add_steps_parser
+
+    add_steps_parser(sub)
     return parser
 
 
@@ -95,7 +98,13 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"check": cmd_check, "rules": cmd_rules, "example": cmd_example}
+def cmd_steps(args: argparse.Namespace) -> int:
+    from bot.steps_cli import run_steps
+
+    return run_steps(args)
+
+
+COMMANDS = {"check": cmd_check, "rules": cmd_rules, "example": cmd_example, "steps": cmd_steps}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
