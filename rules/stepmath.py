@@ -412,7 +412,8 @@ def scheduler_problems(sched: Scheduler, max_steps: int | None, synced: bool = F
     kind = sched.type or "constant"
     if kind not in SCHEDULER_KEYS:
         return [
-            f"Prime-RL knows no scheduler type `{kind}` (constant, linear or cosine) and refuses the config."
+            f"Prime-RL knows no scheduler type `{kind}` and refuses the config. "
+            "Fix: use `constant`, `linear` or `cosine`."
         ]
     keys = set(sched.keys) | ({"decay_steps"} if synced else set())
     extra = sorted(keys - SCHEDULER_KEYS[kind])
@@ -436,7 +437,9 @@ def scheduler_problems(sched: Scheduler, max_steps: int | None, synced: bool = F
     for name in ("warmup_steps", "decay_steps"):
         value = getattr(sched, name)
         if value is not None and value < 0:
-            problems.append(f"`scheduler.{name}={value}` is negative: Prime-RL refuses the config.")
+            problems.append(
+                f"`scheduler.{name}={value}` is negative: Prime-RL refuses the config. Fix: use 0 or more."
+            )
     if problems:
         return problems
     warmup = DEFAULT_WARMUP_STEPS if sched.warmup_steps is None else sched.warmup_steps
