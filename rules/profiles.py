@@ -228,7 +228,7 @@ def parse_python_profiles(path: str, text: str, variables: tuple[str, ...]) -> d
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
-        raise ProfileError(f"not valid Python (line {exc.lineno}): {exc.msg}") from None
+        raise ProfileError(f"not valid Python (line {exc.lineno}): {exc.msg[:100]}") from None
     except (RecursionError, MemoryError):
         raise ProfileError("Python nested too deeply to parse") from None
     except ValueError as exc:
@@ -334,6 +334,8 @@ def _read(changeset: ChangeSet, path: str | None, head: bool) -> tuple[str | Non
 
 def _side(review: Review, kind: str, path: str | None, head: bool) -> tuple[dict[str, Entry], str | None]:
     text, error = _read(review.changeset, path, head)
+    if kind == PYTHON and error:
+        return {}, None  # cannot tell whether an unreadable module holds profiles at all
     if error or text is None or path is None:
         return {}, error
     if kind == PYTHON and not mentions(text, review.config.profiles.python_variables):
@@ -366,8 +368,6 @@ def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
         out = []
         cs = review.changeset
         for f in cs.files:
-            if f.binary or f.patch_missing and f.status == "removed":
-                continue
             kind = _classify(review, f.path, f.old_path)
             if kind is None:
                 continue
