@@ -46,7 +46,7 @@ _NUMBER = r"\d[\d,_]*"
 _CLAIM = re.compile(
     r"(?<![\w.])(?P<key>scheduler\.decay_steps|max_steps|decay_steps|effective_train_examples"
     r"|unapplied_micro_steps)`?\s*(?:=|:|is|of|to|becomes)?\s*`?\s*"
-    rf"(?:(?:from\s+)?{_NUMBER}\s*(?:->|→|to)\s*)?(?P<value>{_NUMBER})(?![\w.])",
+    rf"(?:(?:from\s+)?{_NUMBER}\s*(?:->|→|to)\s*)?(?P<value>{_NUMBER})(?!\w|\.\d)",
     re.IGNORECASE,
 )
 _LEGACY = re.compile(r"legacy|custom trainer|custom peft|historical|old trainer|micro-batch", re.IGNORECASE)
