@@ -8,9 +8,9 @@ import unicodedata
 # Bidi controls and zero-width characters can hide or reorder text (Trojan Source); show them instead.
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
-_ISSUE_REF = re.compile(r"(?<![&\w])#(?=\d)")
+_ISSUE_REF = re.compile(r"#(?=\d)")
 # Only characters that matter mid-line: emphasis, code, links, HTML, table cells. Text never starts a line.
-_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def _visible(text: str) -> str:
@@ -30,7 +30,7 @@ def one_line(text: str, limit: int = 300) -> str:
 def text(value: str, limit: int = 300) -> str:
     """Untrusted text as inert markdown: no HTML, links, mentions, cross-references or table breaks."""
     value = one_line(value, limit)
-    value = value.replace("&", "&amp;")
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     value = _SPECIAL.sub(r"\\\1", value)
     # Escaping alone still lets GitHub link @user and #12; a word joiner after the sigil stops it.
     value = _MENTION.sub("@\u2060", value)
@@ -41,6 +41,8 @@ def text(value: str, limit: int = 300) -> str:
 def code(value: str, limit: int = 200, table: bool = False) -> str:
     """Untrusted text as an inline code span that cannot be closed early (or, in a table, break it)."""
     value = one_line(value, limit).strip()
+    # Inert inside a code span, but the raw body must never contain a second marker-like comment.
+    value = value.replace("<!--", "<\u2060!--")
     if table:
         value = value.replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
