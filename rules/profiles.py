@@ -493,11 +493,12 @@ def evaluate(review: Review, entry: Entry | None, path: str, head: bool) -> Eval
     """Derive one entry at one side; None when the entry does not exist there."""
     if entry is None:
         return None
+    config: PrimeRLConfig | None
     if entry.prime is not None:
         config = entry.prime
         inputs = StepInputs(
-            batch_size=config.batch_size,
-            micro_batch_size=config.data.micro_batch_size,
+            batch_size=entry.prime.batch_size,
+            micro_batch_size=entry.prime.data.micro_batch_size,
             cp=config.model.cp,
             seq_len=config.data.seq_len,
             config_max_steps=config.max_steps,

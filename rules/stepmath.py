@@ -226,6 +226,8 @@ def derive(inputs: StepInputs) -> StepResult:
         if synced
         else (inputs.decay_steps if inputs.decay_steps is not None else inputs.config_decay_steps)
     )
+    ckpt: int | None
+    keep: int | None
     if sets_max and inputs.sync_ckpt_to_max_steps:
         ckpt, keep = max_steps, max_steps
     else:
@@ -247,7 +249,7 @@ def derive(inputs: StepInputs) -> StepResult:
 
 def batch_problems(inputs: StepInputs) -> list[str]:
     """Batch arithmetic the run cannot do (TRN003): indivisible batches, no optimizer step at all."""
-    problems = []
+    problems: list[str] = []
     b = inputs.batch_size
     if b is None:
         return problems

@@ -284,3 +284,18 @@ def test_trn005_silent_without_changed_profiles(make_repo):
 )
 def test_claim_parsing(body, expected):
     assert [(c.key, c.value) for c in claims(body)] == expected
+
+
+def test_trn005_reads_the_body_file_in_local_mode(make_repo, tmp_path, capsys):
+    from bot.cli import main
+
+    r = make_repo({"README.md": "x\n", **MOBILE[0]}, MOBILE[1])
+    body = tmp_path / "body.md"
+    body.write_text("Producing max_steps=36 and effective_train_examples=296.\n", encoding="utf-8")
+    args = ["check", "--repo", str(r.path), "--base", "main", "--head", "pr", "--format", "json"]
+    assert main([*args, "--pr-body-file", str(body), "--fail-level", "warning"]) == 1
+    import json
+
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["rule"], f["severity"]) for f in findings] == [("TRN005", "warning"), ("TRN004", "notice")]
+    assert "“max_steps=36”" in findings[0]["message"]
