@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from rules.claims import claims
+from rules.profiles import ProfileError, parse_profiles, parse_python_profiles
 from tests.helpers import codes, review_change
 
 MOBILE_BASE = 'name = "m300"\ntarget_examples = 300\nbatch_size = 8\n'
@@ -316,3 +320,46 @@ def test_malformed_base_side_is_shown_not_blamed(make_repo):
     assert codes(report) == []
     row = _only(report)
     assert row.base is None and row.head.max_steps == 37
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ('max_steps = "ten"\n[data]\nbatch_size = 8\n', "max_steps: Input should be a valid integer"),
+        ("max_steps = 10\n[data]\nbatch_size = 8.5\n", "data.batch_size"),
+        ("max_steps = 10\n[scheduler]\ntype = 3\n", "scheduler.type"),
+        ("max_steps = 10\n[data\n", "invalid TOML"),
+    ],
+)
+def test_malformed_prime_rl_config(make_repo, content, problem):
+    path = "configs/sft/run.toml"
+    report = review_change(make_repo, {"README.md": "x\n"}, {path: content, GOOD[0]: GOOD[1]})
+    (bad,) = [f for f in report.findings if f.path == path]
+    assert bad.rule == "TRN001" and problem in bad.message
+    assert [p.path for p in report.profiles] == [GOOD[0]]
+
+
+@given(text=st.text(max_size=400))
+@settings(max_examples=200, deadline=None)
+def test_python_profile_parser_only_ever_raises_profile_error(text):
+    try:
+        parse_python_profiles("m.py", "COMPAT_PROFILES = " + text, ("COMPAT_PROFILES",))
+    except ProfileError:
+        pass
+
+
+@given(text=st.text(max_size=400))
+@settings(max_examples=200, deadline=None)
+def test_profile_file_parser_only_ever_raises_profile_error(text):
+    for name in ("p.toml", "p.yaml", "p.json"):
+        try:
+            parse_profiles(name, text)
+        except ProfileError:
+            pass
+
+
+@given(text=st.text(max_size=400))
+@settings(max_examples=200, deadline=None)
+def test_claims_never_fail(text):
+    for claim in claims(text):
+        assert claim.value >= 0
