@@ -1,4 +1,4 @@
-"""The `bot` command line: `bot check`, `bot rules`, `bot example`, `bot action`."""
+"""The `bot` command line: `bot check`, `bot rules`, `bot example`, `bot steps`, `bot action`."""
 
 from __future__ import annotations
 
@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
     e.add_argument("path", type=Path, help="example folder, e.g. examples/mobile300")
     _output_args(e)
+    from bot.steps_cli import add_steps_parser
+
+    add_steps_parser(sub)
     _action_parser(sub)
     return parser
 
@@ -174,7 +177,19 @@ def cmd_action(args: argparse.Namespace) -> int:
     return code
 
 
-COMMANDS = {"check": cmd_check, "rules": cmd_rules, "example": cmd_example, "action": cmd_action}
+def cmd_steps(args: argparse.Namespace) -> int:
+    from bot.steps_cli import run_steps
+
+    return run_steps(args)
+
+
+COMMANDS = {
+    "check": cmd_check,
+    "rules": cmd_rules,
+    "example": cmd_example,
+    "steps": cmd_steps,
+    "action": cmd_action,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

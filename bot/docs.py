@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rules import REGISTRY
+from rules.catalog import REGISTRY
 
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
 

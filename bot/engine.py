@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 
 from bot.config import CONFIG_PATH, Config, ConfigError, load_config
 from bot.models import ChangeSet, Coverage, Finding, Report, Severity, UnreadableFile, Verdict
-from rules import REGISTRY
 from rules.agents import load_policy
 from rules.base import Context, Review, Rule, Statement
+from rules.catalog import REGISTRY
 from rules.profiles import profile_table
 from rules.waivers import apply_waivers
 

@@ -8,9 +8,9 @@ from bot.engine import read_config
 from bot.local import GitReader, open_repo, resolve
 from bot.models import ChangeSet
 from bot.sanitize import one_line
-from rules import REGISTRY
 from rules.agents import Policy, PolicyFile, load_policy
 from rules.base import Context, Review, Rule
+from rules.catalog import REGISTRY
 from rules.trunk import trunk_named
 
 

@@ -55,6 +55,11 @@ def _check(value: Any, depth: int = 0) -> None:
             stack.extend((v, level + 1) for v in item)
 
 
+def check(value: Any) -> None:
+    """Refuse data too deep to be a config, or with non-finite numbers (for data parsed elsewhere)."""
+    _check(value)
+
+
 def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:

@@ -211,6 +211,16 @@ class StepValues(Frozen):
     ckpt_interval: int | None = None
     effective_train_examples: int | None = None
     unapplied_micro_steps: int | None = None
+    # Inputs and details added for the step-math table (all optional, so older reports still load).
+    micro_batch_size: int | None = None
+    world_size: int | None = None
+    grad_accum: int | None = None
+    seq_len: int | None = None
+    tokens_per_step: int | None = None
+    scheduler: str | None = None
+    warmup_steps: int | None = None
+    ckpt_keep_interval: int | None = None
+    config_path: str | None = None
 
 
 class ProfileMath(Frozen):
@@ -222,6 +232,11 @@ class ProfileMath(Frozen):
     head: StepValues | None = None
     base_error: str | None = None
     head_error: str | None = None
+    # "profile" (compat-profile file), "python" (literal dict in a module) or "prime-rl" (SFT config).
+    kind: str = "profile"
+    line: int | None = None
+    # The StepValues fields that differ base -> head, for JSON readers.
+    changed: tuple[str, ...] = ()
 
     @property
     def changed_fields(self) -> frozenset[str]:

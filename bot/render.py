@@ -17,15 +17,26 @@ COMMENT_LIMIT = 65_000
 
 STEP_FIELDS = (
     ("semantics", "semantics"),
+    ("config_path", "Prime-RL config"),
     ("batch_size", "batch size"),
+    ("micro_batch_size", "micro batch size"),
+    ("world_size", "world size"),
+    ("grad_accum", "grad accumulation"),
+    ("seq_len", "seq_len"),
     ("target_examples", "target_examples"),
     ("target_micro_steps", "target_micro_steps"),
     ("max_steps", "max_steps"),
+    ("scheduler", "scheduler"),
+    ("warmup_steps", "scheduler.warmup_steps"),
     ("decay_steps", "scheduler.decay_steps"),
     ("ckpt_interval", "ckpt.interval"),
+    ("ckpt_keep_interval", "ckpt.keep_interval"),
     ("effective_train_examples", "effective examples"),
     ("unapplied_micro_steps", "unapplied micro steps"),
+    ("tokens_per_step", "tokens per step"),
 )
+# Values read from a pull request's files: shown as inline code, never as markdown.
+UNTRUSTED_FIELDS = frozenset({"config_path", "scheduler"})
 
 
 @lru_cache(maxsize=1)
@@ -44,8 +55,10 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def _cell(value: object) -> str:
-    return "—" if value is None else str(value)
+def _cell(value: object, untrusted: bool = False) -> str:
+    if value is None:
+        return "—"
+    return sanitize.code(str(value), table=True) if untrusted else str(value)
 
 
 def step_rows(profile: ProfileMath) -> list[dict[str, object]]:
@@ -56,7 +69,15 @@ def step_rows(profile: ProfileMath) -> list[dict[str, object]]:
         new = getattr(profile.head, key) if profile.head else None
         if old is None and new is None:
             continue
-        rows.append({"label": label, "base": _cell(old), "head": _cell(new), "changed": old != new})
+        untrusted = key in UNTRUSTED_FIELDS
+        rows.append(
+            {
+                "label": label,
+                "base": _cell(old, untrusted),
+                "head": _cell(new, untrusted),
+                "changed": profile.base is not None and old != new,
+            }
+        )
     return rows
 
 

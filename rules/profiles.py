@@ -1,19 +1,44 @@
-"""Compat profiles: finding them in a change set, parsing them safely, deriving their step math.
+"""Training profiles in a change set: found, parsed without executing anything, and their step math.
 
-The profile file format is documented in docs/profiles.md.
+Three sources (docs/profiles.md):
+
+- compat-profile files (TOML, YAML, JSON) matched by `profiles.globs`;
+- literal dicts assigned to configured names (`COMPAT_PROFILES = {...}`) in Python modules matched by
+  `profiles.python_globs`, read with `ast` and `ast.literal_eval`, never imported;
+- Prime-RL SFT TOML configs, matched by `profiles.prime_rl_globs` or recognised by their shape.
+
+A profile may name the Prime-RL config it applies to (`config = "configs/sft/run.toml"`); values it does
+not set (batch size, scheduler, checkpointing) then come from that config at the same revision.
 """
 
 from __future__ import annotations
 
+import ast
+import posixpath
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from bot import formats, globs
 from bot.models import ChangeSet, ProfileMath, StepValues, UnreadableFile
 from rules.base import Review
-from rules.stepmath import StepInputs, StepMathError, derive
+from rules.primerl import PrimeRLConfig, PrimeRLError, looks_like_prime_rl, parse_prime_rl
+from rules.stepmath import (
+    DEFAULT_WARMUP_STEPS,
+    Scheduler,
+    StepInputs,
+    StepMathError,
+    derive,
+)
+
+# Profiles are small; anything larger is refused before parsing (a review must stay bounded).
+MAX_PROFILE_BYTES = 512 * 1024
+# Unchanged profile files scanned for a pointer at a changed Prime-RL config.
+MAX_DEPENDENT_SCAN = 500
+
+PROFILE, PYTHON, PRIME_RL = "profile", "python", "prime-rl"
 
 
 class _Strict(BaseModel):
@@ -27,42 +52,81 @@ class Expect(_Strict):
     decay_steps: StrictInt | None = None
     effective_train_examples: StrictInt | None = None
     unapplied_micro_steps: StrictInt | None = None
+    grad_accum: StrictInt | None = None
+    tokens_per_step: StrictInt | None = None
+    ckpt_interval: StrictInt | None = None
 
 
-class Scheduler(_Strict):
-    type: str | None = None
+class SchedulerOverride(_Strict):
+    """Overrides of the Prime-RL `[scheduler]` table."""
+
+    type: StrictStr | None = None
     warmup_steps: StrictInt | None = None
     decay_steps: StrictInt | None = None
+    min_lr: StrictFloat | StrictInt | None = None
 
 
 class Profile(_Strict):
     """One compat profile: what a training run asks for."""
 
-    name: str | None = None
-    description: str | None = None
+    name: StrictStr | None = None
+    description: StrictStr | None = None
+    config: StrictStr | None = None
     target_examples: StrictInt | None = None
     target_micro_steps: StrictInt | None = None
     max_steps: StrictInt | None = None
     batch_size: StrictInt | None = None
+    micro_batch_size: StrictInt | None = None
+    world_size: StrictInt | None = None
+    cp: StrictInt | None = None
+    seq_len: StrictInt | None = None
     sync_scheduler_to_max_steps: StrictBool = True
     sync_ckpt_to_max_steps: StrictBool = False
-    scheduler: Scheduler = Scheduler()
+    scheduler: SchedulerOverride = SchedulerOverride()
     expect: Expect = Expect()
 
-    def inputs(self) -> StepInputs:
+    def inputs(self, config: PrimeRLConfig | None = None) -> StepInputs:
+        """Step inputs: the profile's own values, else the Prime-RL config's."""
+        data = config.data if config else None
         return StepInputs(
-            batch_size=self.batch_size,
+            batch_size=_first(self.batch_size, data.batch_size if data else None),
             target_examples=self.target_examples,
             target_micro_steps=self.target_micro_steps,
             max_steps=self.max_steps,
             decay_steps=self.scheduler.decay_steps,
             sync_scheduler_to_max_steps=self.sync_scheduler_to_max_steps,
             sync_ckpt_to_max_steps=self.sync_ckpt_to_max_steps,
+            micro_batch_size=_first(self.micro_batch_size, data.micro_batch_size if data else None),
+            world_size=self.world_size,
+            cp=_first(self.cp, config.model.cp if config else None),
+            seq_len=_first(self.seq_len, data.seq_len if data else None),
+            config_max_steps=config.max_steps if config else None,
+            config_decay_steps=config.decay_steps if config else None,
+            config_ckpt_interval=config.ckpt.interval if config and config.ckpt else None,
+            config_ckpt_keep_interval=config.ckpt.keep_interval if config and config.ckpt else None,
+        )
+
+    def schedule(self, config: PrimeRLConfig | None) -> Scheduler | None:
+        """The scheduler the run gets, or None when neither the profile nor a config says which type."""
+        own = self.scheduler
+        own_keys = own.model_fields_set
+        if config is None and own.type is None:
+            return None
+        base = config.schedule() if config else Scheduler()
+        return Scheduler(
+            type=_first(own.type, base.type),
+            warmup_steps=_first(own.warmup_steps, base.warmup_steps),
+            decay_steps=_first(own.decay_steps, base.decay_steps),
+            keys=frozenset(base.keys | own_keys),
         )
 
 
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
 class ProfileError(ValueError):
-    """A profile file that cannot be used; the message names the problem."""
+    """A profile source that cannot be used; the message names the problem."""
 
 
 def _validation_message(exc: ValidationError, prefix: str) -> str:
@@ -71,134 +135,459 @@ def _validation_message(exc: ValidationError, prefix: str) -> str:
     return f"{prefix}{where}: {err['msg']}"
 
 
-def parse_profiles(path: str, text: str) -> dict[str, Profile]:
-    """Profiles in one file: a single profile, or a `profiles` table of named ones."""
+@dataclass(frozen=True)
+class Entry:
+    """One named profile (or Prime-RL config) found in a file."""
+
+    name: str
+    profile: Profile | None = None
+    prime: PrimeRLConfig | None = None
+    line: int | None = None
+
+
+def _check_size(text: str) -> None:
+    size = len(text.encode("utf-8"))
+    if size > MAX_PROFILE_BYTES:
+        raise ProfileError(f"file is {size:,} bytes, over the {MAX_PROFILE_BYTES:,}-byte limit for profiles")
+
+
+def _load(path: str, text: str) -> Any:
+    _check_size(text)
     fmt = formats.format_of(path)
     if fmt is None:
         raise ProfileError("unknown profile format (use .toml, .yaml, .yml or .json)")
     try:
-        data = formats.load(text, fmt)
+        return formats.load(text, fmt)
     except formats.FormatError as exc:
         raise ProfileError(str(exc)) from None
-    if not isinstance(data, dict):
+
+
+def _profiles_from(raw: Any, default_name: str, prefix_all: str = "") -> dict[str, Entry]:
+    """Validate a single profile mapping, or a `profiles` mapping of named ones."""
+    if not isinstance(raw, dict):
         raise ProfileError("expected a table/mapping at the top level")
-    stem = PurePosixPath(path).name.split(".")[0]
-    if "profiles" in data:
-        if set(data) - {"profiles"} or not isinstance(data["profiles"], dict):
+    if "profiles" in raw:
+        if set(raw) - {"profiles"} or not isinstance(raw["profiles"], dict):
             raise ProfileError("a file with a `profiles` table holds nothing else")
-        raw: dict[str, Any] = data["profiles"]
+        named: dict[Any, Any] = raw["profiles"]
+        prefix = "profiles."
     else:
-        raw = {str(data.get("name") or stem): data}
+        named = {str(raw.get("name") or default_name): raw}
+        prefix = ""
     out = {}
-    for name, body in raw.items():
+    for name, body in named.items():
         if not isinstance(body, dict):
-            raise ProfileError(f"profile {name!r} is not a table/mapping")
+            raise ProfileError(f"profile {str(name)[:80]!r} is not a table/mapping")
         try:
-            out[str(name)] = Profile.model_validate(body)
+            out[str(name)] = Entry(name=str(name), profile=Profile.model_validate(body))
         except ValidationError as exc:
-            prefix = f"profiles.{name}." if "profiles" in data else ""
-            raise ProfileError(_validation_message(exc, prefix)) from None
+            where = f"{prefix_all}{prefix}{name}." if prefix else prefix_all
+            raise ProfileError(_validation_message(exc, where)) from None
     return out
 
 
-def values(profile: Profile) -> StepValues:
-    """The derived step values of a profile; raises StepMathError."""
-    result = derive(profile.inputs())
-    return StepValues(
-        semantics=result.semantics,
-        batch_size=profile.batch_size,
-        target_examples=profile.target_examples,
-        target_micro_steps=profile.target_micro_steps,
-        max_steps=result.max_steps,
-        decay_steps=result.decay_steps,
-        ckpt_interval=result.ckpt_interval,
-        effective_train_examples=result.effective_train_examples,
-        unapplied_micro_steps=result.unapplied_micro_steps,
-    )
+def parse_profiles(path: str, text: str) -> dict[str, Entry]:
+    """Profiles in one compat-profile file: a single profile, or a `profiles` table of named ones."""
+    data = _load(path, text)
+    return _profiles_from(data, PurePosixPath(path).name.split(".")[0])
+
+
+def parse_prime_rl_file(path: str, text: str) -> dict[str, Entry]:
+    """A Prime-RL config file as one entry named after the file."""
+    data = _load(path, text)
+    try:
+        config = parse_prime_rl(data)
+    except PrimeRLError as exc:
+        raise ProfileError(str(exc)) from None
+    return {PurePosixPath(path).name: Entry(name=PurePosixPath(path).name, prime=config)}
+
+
+def mentions(text: str, variables: tuple[str, ...]) -> bool:
+    """Cheap test before parsing a Python module: does it name a profile variable at all?"""
+    return any(v in text for v in variables)
+
+
+def _assigned(tree: ast.Module, variables: tuple[str, ...]) -> list[tuple[str, ast.expr]]:
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in variables:
+                found.append((target.id, value))
+    return found
+
+
+def parse_python_profiles(path: str, text: str, variables: tuple[str, ...]) -> dict[str, Entry]:
+    """Profiles assigned as literal dicts to module-level names; the module is parsed, never run."""
+    _check_size(text)
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        raise ProfileError(f"not valid Python (line {exc.lineno}): {exc.msg[:100]}") from None
+    except (RecursionError, MemoryError):
+        raise ProfileError("Python nested too deeply to parse") from None
+    except ValueError as exc:
+        raise ProfileError(f"not valid Python: {str(exc)[:80]}") from None
+    out: dict[str, Entry] = {}
+    for variable, value in _assigned(tree, variables):
+        try:
+            data = ast.literal_eval(value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise ProfileError(
+                f"`{variable}` (line {value.lineno}) is not a literal dict: the bot reads profiles without "
+                "running code, so write them as plain literals"
+            ) from None
+        if not isinstance(data, dict):
+            raise ProfileError(f"`{variable}` (line {value.lineno}) is not a dict of profiles")
+        lines = {}
+        if isinstance(value, ast.Dict):
+            lines = {
+                k.value: k.lineno
+                for k in value.keys
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            }
+        try:
+            formats.check(data)
+        except formats.FormatError as exc:
+            raise ProfileError(f"`{variable}`: {exc}") from None
+        for name, body in data.items():
+            if not isinstance(name, str):
+                raise ProfileError(f"`{variable}` has a non-string profile name {str(name)[:40]!r}")
+            if not isinstance(body, dict):
+                raise ProfileError(f"`{variable}[{name[:80]!r}]` is not a dict")
+            try:
+                profile = Profile.model_validate(body)
+            except ValidationError as exc:
+                raise ProfileError(_validation_message(exc, f"{variable}[{name[:80]!r}].")) from None
+            out[name] = Entry(name=name, profile=profile, line=lines.get(name))
+    return out
+
+
+# --- Finding profile files in a change set --------------------------------------------------------
+
+
+def kind_of(path: str, review: Review, text: str | None = None) -> str | None:
+    """PROFILE, PYTHON or PRIME_RL for a path (text lets a TOML file be recognised by shape)."""
+    cfg = review.config.profiles
+    fmt = formats.format_of(path)
+    if fmt is not None and globs.match(path, cfg.globs):
+        return PROFILE
+    if path.endswith(".toml") and globs.match(path, cfg.prime_rl_globs):
+        return PRIME_RL
+    if path.endswith(".py") and globs.match(path, cfg.python_globs):
+        return PYTHON
+    if path.endswith(".toml") and text is not None and len(text) <= MAX_PROFILE_BYTES:
+        try:
+            data = formats.load(text, "toml")
+        except formats.FormatError:
+            return None
+        if looks_like_prime_rl(data):
+            return PRIME_RL
+    return None
 
 
 def is_profile(path: str, review: Review) -> bool:
-    return formats.format_of(path) is not None and globs.match(path, review.config.profiles.globs)
+    return kind_of(path, review) == PROFILE
 
 
-def _side(changeset: ChangeSet, path: str | None, head: bool) -> tuple[dict[str, Profile], str | None]:
-    if path is None:
-        return {}, None
-    try:
-        text = changeset.head_text(path) if head else changeset.base_text(path)
-    except UnreadableFile as exc:
-        return {}, exc.reason
-    if text is None:
-        return {}, None
-    try:
-        return parse_profiles(path, text), None
-    except ProfileError as exc:
-        return {}, str(exc)
-
-
-def _derive(profile: Profile | None) -> tuple[StepValues | None, str | None]:
-    if profile is None:
-        return None, None
-    try:
-        return values(profile), None
-    except StepMathError as exc:
-        return None, str(exc)
+def parse_source(kind: str, path: str, text: str, review: Review) -> dict[str, Entry]:
+    """Entries of one file of a known kind; raises ProfileError."""
+    if kind == PROFILE:
+        return parse_profiles(path, text)
+    if kind == PYTHON:
+        return parse_python_profiles(path, text, review.config.profiles.python_variables)
+    data = _load(path, text)
+    by_glob = globs.match(path, review.config.profiles.prime_rl_globs)
+    if not looks_like_prime_rl(data, by_glob=by_glob):
+        return {}
+    return parse_prime_rl_file(path, text)
 
 
 class ProfileFile(BaseModel):
-    """Both sides of one changed profile file, parsed."""
+    """Both sides of one changed (or dependent) profile file, parsed."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     path: str
-    base: dict[str, Profile]
-    head: dict[str, Profile]
+    kind: str
+    base: dict[str, Entry]
+    head: dict[str, Entry]
+    base_path: str | None = None
     base_error: str | None = None
     head_error: str | None = None
 
 
+def _read(changeset: ChangeSet, path: str | None, head: bool) -> tuple[str | None, str | None]:
+    """(text, error) of path at one side."""
+    if path is None:
+        return None, None
+    try:
+        return (changeset.head_text(path) if head else changeset.base_text(path)), None
+    except UnreadableFile as exc:
+        return None, exc.reason
+
+
+def _side(review: Review, kind: str, path: str | None, head: bool) -> tuple[dict[str, Entry], str | None]:
+    text, error = _read(review.changeset, path, head)
+    if kind == PYTHON and error:
+        return {}, None  # cannot tell whether an unreadable module holds profiles at all
+    if error or text is None or path is None:
+        return {}, error
+    if kind == PYTHON and not mentions(text, review.config.profiles.python_variables):
+        return {}, None
+    try:
+        return parse_source(kind, path, text, review), None
+    except ProfileError as exc:
+        return {}, str(exc)
+
+
+def _classify(review: Review, path: str, old_path: str | None) -> str | None:
+    for p in (path, old_path):
+        if p is None:
+            continue
+        kind = kind_of(p, review)
+        if kind is not None:
+            return kind
+    if path.endswith(".toml"):
+        for p, head in ((path, True), (old_path or path, False)):
+            text, _ = _read(review.changeset, p, head)
+            if kind_of(p, review, text) == PRIME_RL:
+                return PRIME_RL
+    return None
+
+
 def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
-    """Every changed profile file with its base and head profiles (memoised per review)."""
+    """Every changed profile source with its base and head entries (memoised per review)."""
 
     def build() -> tuple[ProfileFile, ...]:
         out = []
         cs = review.changeset
         for f in cs.files:
-            if f.binary or not (
-                is_profile(f.path, review) or (f.old_path and is_profile(f.old_path, review))
-            ):
+            kind = _classify(review, f.path, f.old_path)
+            if kind is None:
                 continue
-            base, base_err = _side(cs, f.base_path, head=False)
-            head, head_err = _side(cs, None if f.status == "removed" else f.path, head=True)
+            base, base_err = _side(review, kind, f.base_path, head=False)
+            head, head_err = _side(review, kind, None if f.status == "removed" else f.path, head=True)
+            if kind == PYTHON and not (base or head or base_err or head_err):
+                continue  # a Python module that holds no profiles
+            if kind == PRIME_RL and not (base or head or base_err or head_err):
+                continue  # a TOML file under the globs that is not a training config
             out.append(
-                ProfileFile(path=f.path, base=base, head=head, base_error=base_err, head_error=head_err)
+                ProfileFile(
+                    path=f.path,
+                    kind=kind,
+                    base=base,
+                    head=head,
+                    base_path=f.base_path,
+                    base_error=base_err,
+                    head_error=head_err,
+                )
             )
+        out.extend(_dependents(review, out))
         return tuple(out)
 
     return review.memo("profiles.files", build)
 
 
-def profile_table(review: Review) -> tuple[ProfileMath, ...]:
-    """Step math base -> head for every profile in a changed profile file."""
+def _dependents(review: Review, changed: list[ProfileFile]) -> list[ProfileFile]:
+    """Unchanged profile files that point at a changed Prime-RL config: their values change too."""
+    changed_paths = {f.path for f in review.changeset.files}
+    configs = {pf.path for pf in changed if pf.kind == PRIME_RL}
+    if not configs:
+        return []
+    out = []
+    candidates = [
+        p for p in review.changeset.base_paths() if p not in changed_paths and kind_of(p, review) == PROFILE
+    ]
+    for path in candidates[:MAX_DEPENDENT_SCAN]:
+        entries, error = _side(review, PROFILE, path, head=True)
+        if error:
+            continue
+        pointing = {
+            name: e
+            for name, e in entries.items()
+            if e.profile and e.profile.config and _config_path(path, e.profile.config) in configs
+        }
+        if pointing:
+            out.append(ProfileFile(path=path, kind=PROFILE, base=pointing, head=pointing, base_path=path))
+    return out
 
-    def build() -> tuple[ProfileMath, ...]:
+
+# --- Deriving values ------------------------------------------------------------------------------
+
+
+def _config_path(profile_path: str, ref: str) -> str | None:
+    """Repository path of a profile's `config`: relative to the profile when it starts with ./ or ../."""
+    if ref.startswith("/") or "\\" in ref or not ref.strip():
+        return None
+    if ref.startswith(("./", "../")):
+        ref = posixpath.join(posixpath.dirname(profile_path), ref)
+    norm = posixpath.normpath(ref)
+    if norm.startswith("../") or norm == "..":
+        return None
+    return norm
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One profile at one revision: its derived values, or why there are none."""
+
+    values: StepValues | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    inputs: StepInputs | None = None
+    scheduler: Scheduler | None = None
+    synced: bool = False
+
+
+def _load_config(review: Review, profile_path: str, ref: str, head: bool) -> PrimeRLConfig:
+    path = _config_path(profile_path, ref)
+    side = "head" if head else "base"
+    if path is None:
+        raise ProfileError(f"config `{ref[:120]}` must be a path inside the repository")
+    text, error = _read(review.changeset, path, head)
+    if error:
+        raise ProfileError(f"config `{path}` cannot be read: {error}")
+    if text is None:
+        raise ProfileError(f"config `{path}` does not exist at {side}")
+    entries = parse_prime_rl_file(path, text) if path.endswith(".toml") else None
+    if not entries:
+        raise ProfileError(f"config `{path}` is not a Prime-RL TOML config")
+    config = next(iter(entries.values())).prime
+    assert config is not None
+    return config
+
+
+def _values(result: Any, inputs: StepInputs, sched: Scheduler | None, config_path: str | None) -> StepValues:
+    warmup = None
+    if sched is not None and (sched.type or "constant") in ("linear", "cosine"):
+        warmup = DEFAULT_WARMUP_STEPS if sched.warmup_steps is None else sched.warmup_steps
+    return StepValues(
+        semantics=result.semantics,
+        batch_size=inputs.batch_size,
+        target_examples=inputs.target_examples,
+        target_micro_steps=inputs.target_micro_steps,
+        max_steps=result.max_steps,
+        decay_steps=result.decay_steps,
+        ckpt_interval=result.ckpt_interval,
+        effective_train_examples=result.effective_train_examples,
+        unapplied_micro_steps=result.unapplied_micro_steps,
+        micro_batch_size=inputs.micro_batch_size,
+        world_size=inputs.world_size,
+        grad_accum=result.grad_accum,
+        seq_len=inputs.seq_len,
+        tokens_per_step=result.tokens_per_step,
+        scheduler=(sched.type or "constant") if sched is not None else None,
+        warmup_steps=warmup,
+        ckpt_keep_interval=result.ckpt_keep_interval,
+        config_path=config_path,
+    )
+
+
+def evaluate(review: Review, entry: Entry | None, path: str, head: bool) -> Evaluation | None:
+    """Derive one entry at one side; None when the entry does not exist there."""
+    if entry is None:
+        return None
+    config: PrimeRLConfig | None
+    if entry.prime is not None:
+        config = entry.prime
+        inputs = StepInputs(
+            batch_size=entry.prime.batch_size,
+            micro_batch_size=entry.prime.data.micro_batch_size,
+            cp=config.model.cp,
+            seq_len=config.data.seq_len,
+            config_max_steps=config.max_steps,
+            config_decay_steps=config.decay_steps,
+            config_ckpt_interval=config.ckpt.interval if config.ckpt else None,
+            config_ckpt_keep_interval=config.ckpt.keep_interval if config.ckpt else None,
+        )
+        sched: Scheduler | None = config.schedule()
+        config_path: str | None = None
+    else:
+        profile = entry.profile
+        assert profile is not None
+        config_path = _config_path(path, profile.config) if profile.config else None
+        try:
+            config = _load_config(review, path, profile.config, head) if profile.config else None
+        except ProfileError as exc:
+            return Evaluation(error=str(exc), error_kind="config")
+        inputs = profile.inputs(config)
+        sched = profile.schedule(config)
+    try:
+        result = derive(inputs)
+    except StepMathError as exc:
+        return Evaluation(error=str(exc), error_kind=exc.kind, inputs=inputs, scheduler=sched)
+    return Evaluation(
+        values=_values(result, inputs, sched, config_path),
+        inputs=inputs,
+        scheduler=sched,
+        synced=result.decay_synced,
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """One profile of a changed file, base -> head."""
+
+    path: str
+    name: str
+    kind: str
+    line: int | None
+    base_entry: Entry | None
+    head_entry: Entry | None
+    base: Evaluation | None
+    head: Evaluation | None
+
+
+def profile_rows(review: Review) -> tuple[Row, ...]:
+    """Every profile whose inputs or derived values differ base -> head (memoised per review)."""
+
+    def build() -> tuple[Row, ...]:
         rows = []
         for pf in changed_profile_files(review):
             for name in sorted(set(pf.base) | set(pf.head)):
-                base, base_err = _derive(pf.base.get(name))
-                head, head_err = _derive(pf.head.get(name))
-                if base == head and base_err == head_err and pf.base.get(name) == pf.head.get(name):
+                b, h = pf.base.get(name), pf.head.get(name)
+                base = evaluate(review, b, pf.base_path or pf.path, head=False)
+                head = evaluate(review, h, pf.path, head=True)
+                if b == h and base == head:
                     continue  # untouched profile in a file with other changes
-                rows.append(
-                    ProfileMath(
-                        path=pf.path,
-                        name=name,
-                        base=base,
-                        head=head,
-                        base_error=base_err,
-                        head_error=head_err,
-                    )
-                )
+                line = h.line if h else (b.line if b else None)
+                rows.append(Row(pf.path, name, pf.kind, line, b, h, base, head))
         return tuple(rows)
+
+    return review.memo("profiles.rows", build)
+
+
+def profile_table(review: Review) -> tuple[ProfileMath, ...]:
+    """Step math base -> head for every changed profile, as the Report carries it."""
+
+    def build() -> tuple[ProfileMath, ...]:
+        out = []
+        for row in profile_rows(review):
+            base = row.base.values if row.base else None
+            head = row.head.values if row.head else None
+            changed: tuple[str, ...] = ()
+            if base is not None and head is not None:
+                old, new = base.model_dump(), head.model_dump()
+                changed = tuple(k for k in old if old[k] != new[k])
+            out.append(
+                ProfileMath(
+                    path=row.path,
+                    name=row.name,
+                    base=base,
+                    head=head,
+                    base_error=row.base.error if row.base else None,
+                    head_error=row.head.error if row.head else None,
+                    kind=row.kind,
+                    line=row.line,
+                    changed=changed,
+                )
+            )
+        return tuple(out)
 
     return review.memo("profiles.table", build)

@@ -1,10 +1,13 @@
 """TRN001 step-math-mismatch: derived step values of changed profiles, and expectations they break.
 
 ## What it does
-For every changed compat profile it derives `max_steps`, `scheduler.decay_steps`, the effective number of
-training examples and the micro steps left unapplied, at base and at head, and shows them in the status
-comment. A profile whose `expect` table disagrees with the derivation, a profile file that cannot be parsed,
-and a profile whose inputs the training CLI would refuse are errors.
+For every changed training profile (compat-profile files, `COMPAT_PROFILES` literals in Python modules,
+Prime-RL SFT configs, and profiles pointing at a changed Prime-RL config) it derives `max_steps`,
+`scheduler.decay_steps`, the effective number of training examples and the micro steps left unapplied, at
+base and at head, and shows them in the status comment. A profile whose `expect` table disagrees with the
+derivation (the message names both numbers), a profile file that cannot be parsed, and inputs the training
+CLI would refuse (both targets, a target plus an explicit `max_steps`, a synced decay plus an explicit
+`scheduler.decay_steps`, no batch size) are errors.
 
 ## Why is this bad?
 A legacy trainer counted `max_steps` in batch-size-1 micro-batches; Prime-RL counts optimizer steps.
@@ -38,9 +41,17 @@ from collections.abc import Iterator
 
 from bot.models import Finding, Severity
 from rules.base import Context, Rule
-from rules.profiles import changed_profile_files, profile_table
+from rules.profiles import changed_profile_files, profile_rows
 
-_EXPECTED = ("max_steps", "decay_steps", "effective_train_examples", "unapplied_micro_steps")
+_EXPECTED = (
+    "max_steps",
+    "decay_steps",
+    "effective_train_examples",
+    "unapplied_micro_steps",
+    "grad_accum",
+    "tokens_per_step",
+    "ckpt_interval",
+)
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -48,20 +59,25 @@ def check(ctx: Context) -> Iterator[Finding]:
     for pf in changed_profile_files(review):
         if pf.head_error:
             yield ctx.finding(f"Profile file cannot be used: {pf.head_error}", path=pf.path)
-    for row in profile_table(review):
-        if row.head_error:
-            yield ctx.finding(f"Profile `{row.name}`: {row.head_error}", path=row.path)
+    for row in profile_rows(review):
+        head = row.head
+        if head is None or row.head_entry is None:
             continue
-        if row.head is None:
+        if head.error:
+            if head.error_kind != "batch":  # batch arithmetic is TRN003's
+                yield ctx.finding(f"Profile `{row.name}`: {head.error}", path=row.path, line=row.line)
             continue
-        profile = next(pf.head[row.name] for pf in changed_profile_files(review) if pf.path == row.path)
+        profile = row.head_entry.profile
+        if profile is None or head.values is None:
+            continue
         for key in _EXPECTED:
             want = getattr(profile.expect, key)
-            got = getattr(row.head, key)
+            got = getattr(head.values, key)
             if want is not None and want != got:
                 yield ctx.finding(
                     f"Profile `{row.name}` expects {key}={want}, but the step math gives {got}.",
                     path=row.path,
+                    line=row.line,
                 )
 
 

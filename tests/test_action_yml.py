@@ -71,14 +71,14 @@ def test_every_step_ran_but_the_review_mode_ones(example_run):
 
 def test_fails_at_the_default_fail_level(example_run):
     assert example_run.step("report").returncode == 1
-    assert "needs-work, 1 finding(s); fail level error: exit 1" in example_run.step("report").stdout
+    assert "needs-work, 2 finding(s); fail level error: exit 1" in example_run.step("report").stdout
 
 
 def test_outputs(example_run):
     out = example_run.outputs
     assert out["verdict"] == "needs-work"
     assert json.loads(out["labels"]) == ["status:needs-work"]
-    assert out["findings"] == "1"
+    assert out["findings"] == "2"
     assert json.loads(out["max-steps"]) == {PROFILE: {"base": 38, "head": 37}}
     report = json.loads(Path(out["report"]).read_text(encoding="utf-8"))
     assert report["pr_number"] == 828 and report["profiles"][0]["head"]["unapplied_micro_steps"] == 4
@@ -91,8 +91,9 @@ def test_job_summary_is_the_status_comment(example_run):
     assert "AGT001" in summary
 
 
-def test_annotation_on_the_finding(example_run):
-    (ann,) = example_run.commands
+def test_annotation_on_each_finding(example_run):
+    ann, notice = example_run.commands
+    assert notice.name == "notice" and notice.properties["title"] == "TRN004 training-exposure-changed"
     assert ann.name == "error"
     assert ann.properties == {
         "file": "tests/test_train_cli.py",

@@ -205,7 +205,7 @@ def test_bot_action_command(tmp_path, capsys):
     ]
     assert main(args) == 1
     stdout = capsys.readouterr().out
-    assert [c.name for c in parse_commands(stdout)] == ["error"]
+    assert [c.name for c in parse_commands(stdout)] == ["error", "notice"]
     outputs = parse_output_file(out_file.read_text(encoding="utf-8"))
     assert outputs["verdict"] == "needs-work" and outputs["report"] == str(saved)
     assert json.loads(outputs["max-steps"]) == {

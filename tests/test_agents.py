@@ -4,8 +4,8 @@ import pytest
 
 from bot.models import PolicyChange
 from bot.render import render_comment
-from rules import REGISTRY
 from rules.agents import Recogniser, sentences
+from rules.catalog import REGISTRY
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
 NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert f() == 2\n'

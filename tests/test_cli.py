@@ -28,8 +28,9 @@ def test_example_shows_mobile300_numbers(capsys):
         296,
         4,
     )
-    assert [f["rule"] for f in data["findings"]] == ["AGT001"]
+    assert [f["rule"] for f in data["findings"]] == ["AGT001", "TRN004"]
     assert data["findings"][0]["source"] == "AGENTS.md:6"
+    assert "sees 296 examples instead of 304" in data["findings"][1]["message"]
 
 
 def test_example_markdown(capsys):

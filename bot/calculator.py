@@ -1,0 +1,201 @@
+"""The step-math calculator behind `bot steps`: targets, Prime-RL configs, profiles, semantics conversions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+from bot import formats
+from bot.models import UnreadableFile, decode_text
+from rules.primerl import PrimeRLConfig, PrimeRLError, parse_prime_rl
+from rules.profiles import MAX_PROFILE_BYTES, Profile, ProfileError, parse_profiles
+from rules.stepmath import (
+    SEMANTICS,
+    Run,
+    StepMathError,
+    batch_problems,
+    convert,
+    derive,
+    exposure,
+    scheduler_problems,
+)
+
+# The keys every JSON answer starts with, in this order.
+JSON_KEYS = ("max_steps", "decay_steps", "effective_train_examples", "unapplied_micro_steps")
+
+
+class StepsError(Exception):
+    """Input the calculator cannot use: one line on stderr, exit 2."""
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StepsError(f"cannot read {what} {path}: {exc.strerror}") from None
+    try:
+        return decode_text(str(path), data, MAX_PROFILE_BYTES)
+    except UnreadableFile as exc:
+        raise StepsError(f"{what} {path}: {exc.reason}") from None
+
+
+def _load_config(path: Path) -> PrimeRLConfig:
+    text = _read(path, "--config")
+    try:
+        return parse_prime_rl(formats.load(text, "toml"))
+    except (formats.FormatError, PrimeRLError) as exc:
+        raise StepsError(f"--config {path}: {exc}") from None
+
+
+def _load_profile(path: Path, name: str | None) -> Profile:
+    try:
+        entries = parse_profiles(str(path), _read(path, "--profile"))
+    except ProfileError as exc:
+        raise StepsError(f"--profile {path}: {exc}") from None
+    if name is None and len(entries) == 1:
+        entry = next(iter(entries.values()))
+    elif name in entries:
+        entry = entries[name]
+    else:
+        raise StepsError(f"--profile {path} holds {', '.join(sorted(entries))}: choose one with --name")
+    assert entry.profile is not None
+    return entry.profile
+
+
+def _profile_config(profile: Path, ref: str) -> Path:
+    """A profile's `config`: beside the profile for ./ and ../, else from the repository root above it."""
+    if ref.startswith(("./", "../")):
+        return profile.parent / ref
+    for folder in (Path.cwd(), *profile.resolve().parents):
+        if (folder / ref).is_file():
+            return folder / ref
+    return Path(ref)
+
+
+def _flags_profile(args: argparse.Namespace, base: Profile | None) -> Profile:
+    """The profile the flags describe, on top of a profile file when one is given."""
+    data: dict[str, Any] = base.model_dump(exclude_unset=True) if base else {}
+    pairs = {
+        "target_examples": args.target_examples,
+        "target_micro_steps": args.target_micro_steps,
+        "max_steps": args.max_steps,
+        "batch_size": args.batch_size,
+        "micro_batch_size": args.micro_batch_size,
+        "world_size": args.world_size,
+        "cp": args.cp,
+        "seq_len": args.seq_len,
+    }
+    if args.target_examples is not None or args.target_micro_steps is not None:
+        data.pop("target_examples", None)
+        data.pop("target_micro_steps", None)
+    data.update({k: v for k, v in pairs.items() if v is not None})
+    sched = dict(data.get("scheduler", {}))
+    for key, value in (
+        ("type", args.scheduler),
+        ("warmup_steps", args.warmup_steps),
+        ("decay_steps", args.decay_steps),
+    ):
+        if value is not None:
+            sched[key] = value
+    data["scheduler"] = sched
+    if args.no_sync_scheduler:
+        data["sync_scheduler_to_max_steps"] = False
+    if args.sync_ckpt:
+        data["sync_ckpt_to_max_steps"] = True
+    data.pop("expect", None)
+    return Profile.model_validate(data)
+
+
+def calculate(args: argparse.Namespace) -> dict[str, Any]:
+    """The answer to a derivation question, as a dict (JSON_KEYS first)."""
+    base = _load_profile(args.profile, args.name) if args.profile else None
+    config_path = args.config
+    if config_path is None and base is not None and base.config:
+        config_path = _profile_config(args.profile, base.config)
+    config = _load_config(config_path) if config_path else None
+    profile = _flags_profile(args, base)
+    inputs = profile.inputs(config)
+    result = derive(inputs)
+    sched = profile.schedule(config)
+    problems = batch_problems(inputs)
+    if sched is not None:
+        checked = replace(sched, decay_steps=result.decay_steps) if result.decay_synced else sched
+        problems += scheduler_problems(checked, result.max_steps, synced=result.decay_synced)
+    answer = {key: getattr(result, key) for key in JSON_KEYS}
+    answer.update(
+        semantics=result.semantics,
+        batch_size=inputs.batch_size,
+        grad_accum=result.grad_accum,
+        tokens_per_step=result.tokens_per_step,
+        ckpt_interval=result.ckpt_interval,
+        ckpt_keep_interval=result.ckpt_keep_interval,
+        scheduler=(sched.type or "constant") if sched else None,
+        problems=problems,
+    )
+    return answer
+
+
+def conversion(args: argparse.Namespace) -> dict[str, Any]:
+    """The same optimizer updates in another semantics."""
+    if args.to is None:
+        raise StepsError("--from needs --to (one of: " + ", ".join(SEMANTICS) + ")")
+    ga = args.grad_accum
+    if ga is None and args.batch_size is not None:
+        ga = args.batch_size // ((args.micro_batch_size or 1) * (args.world_size or 1)) or None
+    run = Run(
+        semantics=args.from_,
+        max_steps=args.max_steps,
+        grad_accum=ga if ga is not None else 1,
+        micro_batch_size=args.micro_batch_size or 1,
+        world_size=args.world_size or 1,
+        micro_batches_per_epoch=args.micro_batches_per_epoch,
+        epochs=args.epochs,
+        max_steps_per_epoch=args.max_steps_per_epoch,
+    )
+    source = exposure(run)
+    target = convert(run, args.to)
+    after = exposure(target)
+    return {
+        "max_steps": target.max_steps,
+        "decay_steps": None if args.no_sync_scheduler else after.optimizer_steps,
+        "effective_train_examples": after.examples,
+        "unapplied_micro_steps": source.unapplied_micro_steps,
+        "optimizer_steps": after.optimizer_steps,
+        "from": {**asdict(run), **asdict(source)},
+        "to": {**asdict(target), **asdict(after)},
+        "problems": [],
+    }
+
+
+def _text(answer: dict[str, Any]) -> str:
+    lines = []
+    for key, value in answer.items():
+        if key in ("from", "to"):
+            shown = ", ".join(f"{k}={v}" for k, v in value.items() if v is not None)
+            lines.append(f"{key + ':':<26}{shown}")
+        elif key == "problems":
+            lines += [f"problem: {p}" for p in value]
+        elif value is not None:
+            lines.append(f"{key + ':':<26}{value}")
+    return "\n".join(lines) + "\n"
+
+
+def run_steps(args: argparse.Namespace) -> int:
+    """Print the answer; exit 1 when Prime-RL would refuse the result, 2 on unusable input."""
+    from bot.cli import UsageError
+
+    try:
+        answer = conversion(args) if args.from_ else calculate(args)
+    except (StepsError, StepMathError) as exc:
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:  # pydantic validation of the flags' profile
+        raise UsageError(f"invalid input: {str(exc).splitlines()[0][:200]}") from None
+    if args.format == "json":
+        sys.stdout.write(json.dumps(answer, indent=2) + "\n")
+    else:
+        sys.stdout.write(_text(answer))
+    return 1 if answer["problems"] else 0
