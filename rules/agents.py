@@ -298,6 +298,18 @@ def _read(text_of, paths: Iterable[str], recogniser: Recogniser) -> tuple[Policy
     return tuple(out)
 
 
+_FOLDER = re.compile(r"(?<![\w/.])((?:[\w.-]+/)+)(?=[\s`'\",.;:)]|$)")
+
+
+def _folders(text: str) -> list[str]:
+    """Folders a sentence names, like `docs/` or `tests/legacy/` (trailing slash required)."""
+    return [m.group(1).rstrip("/") for m in _FOLDER.finditer(text) if "://" not in m.group(1)]
+
+
+def _join(scope: str, folder: str) -> str:
+    return f"{scope}/{folder}" if scope else folder
+
+
 def _statements(files: tuple[PolicyFile, ...]) -> dict[str, tuple[Statement, ...]]:
     by_path = {f.path: f for f in files}
     codes: dict[str, list[Statement]] = {}
@@ -305,8 +317,12 @@ def _statements(files: tuple[PolicyFile, ...]) -> dict[str, tuple[Statement, ...
     def add(source: PolicyFile, scope: str) -> None:
         for r in source.readings:
             for effect, found in (("on", r.on), ("off", r.off)):
+                # "AGT001 does not apply to docs/" switches the rule off in docs/, not in the whole scope.
+                scopes = [_join(scope, f) for f in _folders(r.text)] if effect == "off" else []
                 for code in found:
-                    codes.setdefault(code, []).append(Statement(source.path, r.line, r.text, scope, effect))
+                    statements = codes.setdefault(code, [])
+                    for where in scopes or [scope]:
+                        statements.append(Statement(source.path, r.line, r.text, where, effect))
 
     for f in files:
         add(f, f.scope)

@@ -83,6 +83,20 @@ def test_nested_agents_md_turns_rule_off_for_its_folder(make_repo):
     assert report.policy_files == ("AGENTS.md", "scratch/AGENTS.md")
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    ["AGT001 does not apply to scratch/.", "AGT001 is off in `scratch/`."],
+)
+def test_root_opt_out_naming_a_folder_applies_to_that_folder_only(make_repo, sentence):
+    agents = AGENTS_AGT001 + f"- {sentence}\n"
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": agents},
+        {"tests/test_a.py": NEW_TEST, "scratch/tests/test_b.py": NEW_TEST},
+    )
+    assert [(f.rule, f.path) for f in report.findings] == [("AGT001", "tests/test_a.py")]
+
+
 def test_nearest_agents_md_is_cited(make_repo):
     report = review_change(
         make_repo,
