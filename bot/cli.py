@@ -1,4 +1,4 @@
-"""The `bot` command line: `bot check`, `bot rules`, `bot example`."""
+"""The `bot` command line: `bot check`, `bot review`, `bot rules`, `bot example`."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from bot.app import add_parser as _review_parser
+from bot.app import cmd_review
 
 FAIL_LEVELS = ("none", "notice", "warning", "error")
 
@@ -42,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     _check_parser(sub)
+    _review_parser(sub, _output_args)
     r = sub.add_parser("rules", help="list the rules with their documentation")
     r.add_argument("--format", choices=("text", "markdown"), default="text")
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
@@ -95,7 +99,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"check": cmd_check, "rules": cmd_rules, "example": cmd_example}
+COMMANDS = {"check": cmd_check, "review": cmd_review, "rules": cmd_rules, "example": cmd_example}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
