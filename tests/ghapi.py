@@ -340,3 +340,214 @@ class FakeGitHub:
 
 def strip_query(url: str) -> str:
     return re.sub(r"\?.*$", "", url)
+
+
+# --- a stateful pull request: comments and labels persist across requests and runs ---------------------
+
+
+class PullState:
+    """One pull request's server-side state, served by `serve` through schema-checked responses."""
+
+    def __init__(self, number: int = 7, head: str = "h" * 40, base: str = "b" * 40, author: str = "alice"):
+        self.number, self.head, self.base, self.author = number, head, base, author
+        self.draft = False
+        self.labels: list[str] = []
+        self.repo_labels: list[str] = ["bug"]
+        self.comments: list[dict] = []
+        self.reviews: list[dict] = []
+        self.files: list[dict] = []
+        self.changed_files: int | None = None
+        self.permissions: dict[str, str] = {}
+        self.heads_after: list[str] = []  # head SHAs the following pull reads return (a push mid-run)
+        self.statuses: list[dict] = []
+        self.check_runs: list[dict] = []
+        self.reactions: list[tuple[int, str]] = []
+        self.fail: dict[
+            tuple[str, str], list[tuple[int, dict, dict]]
+        ] = {}  # (method, template) -> error replies
+        self.lost_posts = 0  # comment POSTs that are stored but answered 502 (the write went through)
+        self.race: list[dict] = []  # comments a concurrent run posts just before ours
+        self.trees: dict[str, dict[str, str]] = {}  # commit SHA -> {path: text}, for reads without a checkout
+        self._id = 1000
+
+    def next_id(self) -> int:
+        self._id += 1
+        return self._id
+
+
+def _regex(root: str, template: str, repo: str) -> re.Pattern[str]:
+    owner, name = repo.split("/")
+    path = template.replace("{owner}", owner).replace("{repo}", name)
+    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/?]+)", re.escape(path)).replace(
+        "(?P<path>[^/?]+)", "(?P<path>[^?]+)"
+    )
+    return re.compile("^" + re.escape(root) + pattern + r"(\?.*)?$")
+
+
+def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]") -> None:
+    """Register every endpoint the bot uses for one pull request, answering from st (and changing it)."""
+    from urllib.parse import parse_qs, unquote
+
+    def route(method: str, template: str, handler: Any) -> None:
+        rx = _regex(fake.root, template, fake.repo)
+
+        def reply(request: Any) -> tuple[int, dict, str]:
+            sent = json.loads(request.body) if request.body else None
+            validate_request(method, template, sent)
+            m = rx.match(request.url)
+            params = {k: unquote(v) for k, v in m.groupdict().items()}
+            query = {k: v[0] for k, v in parse_qs(urlparse(request.url).query).items()}
+            if st.fail.get((method, template)):
+                status, body, headers = st.fail[(method, template)].pop(0)
+            else:
+                status, body, headers = handler(params, query, sent)
+            validate_response(method, template, status, body)
+            return status, headers, "" if body is None else json.dumps(body)
+
+        fake.rsps.add_callback(method, rx, callback=reply)
+
+    def paged(template: str, items: list, query: dict, **params: Any) -> tuple[int, list, dict]:
+        assert query.get("per_page") == "100", "lists are read 100 per page"
+        page = int(query.get("page", "1"))
+        chunk = items[(page - 1) * 100 : page * 100]
+        headers = {}
+        if page * 100 < len(items):
+            public = fake.url(template, **params).replace(":443", "", 1)
+            headers["Link"] = f'<{public}?per_page=100&page={page + 1}>; rel="next"'
+        return 200, chunk, headers
+
+    def get_pull(p: dict, q: dict, body: Any) -> tuple[int, dict, dict]:
+        if st.heads_after:
+            st.head = st.heads_after.pop(0)
+        changed = st.changed_files if st.changed_files is not None else len(st.files)
+        data = pull(st.number, st.head, st.base, st.author, tuple(st.labels), st.draft, changed)
+        return 200, data, {}
+
+    def create_comment(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        st.comments.extend(st.race)
+        st.race = []
+        c = comment(st.next_id(), body["body"], identity, "Bot", f"2026-02-01T00:00:{len(st.comments):02d}Z")
+        st.comments.append(c)
+        if st.lost_posts:
+            st.lost_posts -= 1
+            return 502, error("Server Error"), {}
+        return 201, c, {}
+
+    def find_comment(cid: str) -> dict | None:
+        return next((c for c in st.comments if str(c["id"]) == cid), None)
+
+    def edit_comment(p: dict, q: dict, body: dict) -> tuple[int, Any, dict]:
+        c = find_comment(p["comment_id"])
+        if c is None:
+            return 422, error("Validation Failed"), {}
+        c["body"] = body["body"]
+        return 200, c, {}
+
+    def delete_comment(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        c = find_comment(p["comment_id"])
+        if c is None:
+            return 404, error("Not Found"), {}
+        st.comments.remove(c)
+        return 204, None, {}
+
+    def create_label(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        if body["name"] in st.repo_labels:
+            return 422, {**error("Validation Failed"), "errors": [{"code": "already_exists"}]}, {}
+        st.repo_labels.append(body["name"])
+        return 201, {**label(body["name"]), "color": body["color"], "description": body["description"]}, {}
+
+    def add_labels(p: dict, q: dict, body: dict) -> tuple[int, list, dict]:
+        for name in body["labels"]:
+            if name not in st.labels:
+                st.labels.append(name)
+            if name not in st.repo_labels:  # GitHub creates it, grey
+                st.repo_labels.append(name)
+        return 200, [label(n) for n in st.labels], {}
+
+    def remove_label(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        if p["name"] not in st.labels:
+            return 404, error("Label does not exist"), {}
+        st.labels.remove(p["name"])
+        return 200, [label(n) for n in st.labels], {}
+
+    def create_status(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        st.statuses.append({"sha": p["sha"], **body})
+        s = example("status")
+        s.update(
+            state=body["state"], description=body.get("description"), context=body.get("context", "default")
+        )
+        return 201, s, {}
+
+    def create_check(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        run = example("check-run")
+        run.update(
+            id=st.next_id(), head_sha=body["head_sha"], name=body["name"], conclusion=body["conclusion"]
+        )
+        st.check_runs.append({"id": run["id"], **body})
+        return 201, run, {}
+
+    def update_check(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        run = next(r for r in st.check_runs if str(r["id"]) == p["check_run_id"])
+        run["output"]["annotations"] = run["output"]["annotations"] + body["output"]["annotations"]
+        return 200, {**example("check-run"), "id": run["id"]}, {}
+
+    def react(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        st.reactions.append((int(p["comment_id"]), body["content"]))
+        return 201, example("reaction"), {}
+
+    def get_permission(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        level = st.permissions.get(p["username"])
+        if level is None:
+            return 404, error("Not Found"), {}
+        return 200, permission(p["username"], level), {}
+
+    def get_content(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        text = st.trees.get(q.get("ref", ""), {}).get(p["path"])
+        if text is None:
+            return 404, error("Not Found"), {}
+        return 200, content(p["path"], text), {}
+
+    def get_tree(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        if p["tree_sha"] not in st.trees:
+            return 404, error("Not Found"), {}
+        return 200, tree(p["tree_sha"], tuple(st.trees[p["tree_sha"]])), {}
+
+    pulls = "/repos/{owner}/{repo}/pulls/{pull_number}"
+    issue = "/repos/{owner}/{repo}/issues/{issue_number}"
+    route("GET", pulls, get_pull)
+    route(
+        "GET", pulls + "/files", lambda p, q, b: paged(pulls + "/files", st.files, q, pull_number=st.number)
+    )
+    route(
+        "GET",
+        pulls + "/reviews",
+        lambda p, q, b: paged(pulls + "/reviews", st.reviews, q, pull_number=st.number),
+    )
+    route(
+        "GET",
+        issue + "/comments",
+        lambda p, q, b: paged(issue + "/comments", st.comments, q, issue_number=st.number),
+    )
+    route("POST", issue + "/comments", create_comment)
+    route("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}", edit_comment)
+    route("DELETE", "/repos/{owner}/{repo}/issues/comments/{comment_id}", delete_comment)
+    route("POST", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", react)
+    route(
+        "GET",
+        "/repos/{owner}/{repo}/labels",
+        lambda p, q, b: paged("/repos/{owner}/{repo}/labels", [label(n) for n in st.repo_labels], q),
+    )
+    route("POST", "/repos/{owner}/{repo}/labels", create_label)
+    route("POST", issue + "/labels", add_labels)
+    route("DELETE", issue + "/labels/{name}", remove_label)
+    route("POST", "/repos/{owner}/{repo}/statuses/{sha}", create_status)
+    route("POST", "/repos/{owner}/{repo}/check-runs", create_check)
+    route("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", update_check)
+    route("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", get_permission)
+    route("GET", "/repos/{owner}/{repo}/contents/{path}", get_content)
+    route("GET", "/repos/{owner}/{repo}/git/trees/{tree_sha}", get_tree)
+    body = {"data": {"viewer": {"login": identity}}}
+    jsonschema.Draft4Validator(json.loads((FIXTURES / "graphql-viewer.schema.json").read_text())).validate(
+        body
+    )
+    fake.rsps.add(responses.POST, fake.graphql_url, json=body)
