@@ -551,3 +551,53 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
         body
     )
     fake.rsps.add(responses.POST, fake.graphql_url, json=body)
+
+
+# --- webhook deliveries, derived from GitHub's examples and validated against the schemas ------------------
+
+
+def pr_event(action: str, st: PullState, changes: dict | None = None) -> dict:
+    name = "synchronize" if action == "synchronize" else "opened"
+    p = payload("pull_request", f"{name}.payload.json")
+    p["action"] = action
+    p["number"] = st.number
+    p["pull_request"].update(number=st.number, draft=st.draft)
+    p["pull_request"]["head"]["sha"], p["pull_request"]["base"]["sha"] = st.head, st.base
+    p["pull_request"]["user"]["login"] = st.author
+    if action == "edited":
+        p["changes"] = changes or {}
+    validate_payload("pull_request", action, p)
+    return p
+
+
+def comment_event(
+    body: str, login: str = "alice", st: PullState | None = None, on_pr: bool = True, kind: str = "User"
+) -> dict:
+    p = payload("issue_comment", "created.payload.json")
+    number = st.number if st else 7
+    p["issue"]["number"] = number
+    if on_pr:
+        p["issue"]["pull_request"] = {
+            "url": f"https://api.github.com/repos/octo/repo/pulls/{number}",
+            "html_url": f"https://github.com/octo/repo/pull/{number}",
+            "diff_url": f"https://github.com/octo/repo/pull/{number}.diff",
+            "patch_url": f"https://github.com/octo/repo/pull/{number}.patch",
+            "merged_at": None,
+        }
+    p["comment"]["body"] = body
+    p["comment"]["user"]["login"] = login
+    p["comment"]["user"]["type"] = kind
+    validate_payload("issue_comment", "created", p)
+    return p
+
+
+def review_event(action: str, st: PullState, login: str, state: str) -> dict:
+    p = payload("pull_request_review", "submitted.payload.json")
+    p["action"] = action
+    p["review"].update(state=state, commit_id=st.head)
+    p["review"]["user"]["login"] = login
+    p["pull_request"].update(number=st.number)
+    p["pull_request"]["head"]["sha"], p["pull_request"]["base"]["sha"] = st.head, st.base
+    p["pull_request"]["user"]["login"] = st.author
+    validate_payload("pull_request_review", action, p)
+    return p
