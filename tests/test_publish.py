@@ -71,6 +71,13 @@ def test_first_run_creates_labels_comment_and_status(gh, pr):
     assert set(st.repo_labels) >= set(READY)
 
 
+def test_first_run_with_labels_present(gh, pr):
+    r, st = pr()
+    run(gh, r.path)
+    # reads + repo labels + add labels + status + comment + re-list for duplicates
+    assert len(gh.calls()) == REVIEW_READS + 5 == 11 and len(gh.writes()) == 3
+
+
 def test_label_creation_sets_colour_and_description(gh, pr):
     r, st = pr()
     st.repo_labels = []
