@@ -35,7 +35,17 @@ def rules_markdown() -> str:
             out += ["", f"### {title}", "", body]
         if rule.recognisers:
             out += ["", "### Recognised in AGENTS.md", ""]
-            out += [f"- `{pattern}`" for pattern in rule.recognisers]
+            if rule.phrases:
+                out += ["Sentences like these turn it on for the AGENTS.md's folder:", ""]
+                out += [f"- {phrase}" for phrase in rule.phrases]
+            else:
+                out += [f"- `{pattern}`" for pattern in rule.recognisers]
+            out += [
+                "",
+                f'A sentence naming `{rule.code}` or `{rule.name}` with "on" or "applies" turns it on; '
+                'with "off", "does not apply" or "exempt" (or a matching sentence that says '
+                '"need not") turns it off for that folder.',
+            ]
         if rule.options:
             out += ["", "### Options", ""]
             out += [f"- `{key}` (default `{value}`)" for key, value in rule.options.items()]

@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from bot.config import CONFIG_PATH, Config, ConfigError, load_config
-from bot.models import ChangeSet, Coverage, Finding, Report, Severity, UnreadableFile
+from bot.models import ChangeSet, Coverage, Finding, Report, Severity, UnreadableFile, Verdict
 from rules import REGISTRY
-from rules.agents import discover
-from rules.base import Context, Review, Rule
+from rules.agents import load_policy
+from rules.base import Context, Review, Rule, Statement
 from rules.profiles import profile_table
+from rules.waivers import apply_waivers
 
 
-def read_config(changeset: ChangeSet) -> tuple[Config, Finding | None]:
+def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, Finding | None]:
     """The config at base (trusted), or defaults plus a finding saying why it was not usable."""
     try:
-        data = changeset.reader.read(changeset.base_sha, CONFIG_PATH) if changeset.reader else None
+        data = changeset.reader.read(changeset.base_sha, path) if changeset.reader else None
         return load_config(data), None
     except (ConfigError, UnreadableFile) as exc:
         return Config(), Finding(
             rule="BOT001",
             name="invalid-config",
             severity=Severity.ERROR,
-            path=CONFIG_PATH,
+            path=path,
             message=f"Config ignored, defaults used: {exc}",
         )
 
@@ -35,11 +36,11 @@ def labels_for(verdict: str, config: Config) -> tuple[str, ...]:
     return (names.needs_work,)
 
 
-def enabled(rule: Rule, config: Config, statements: Mapping[str, object]) -> bool:
+def enabled(rule: Rule, config: Config, statements: Mapping[str, Sequence[Statement]]) -> bool:
     setting = config.setting(rule.code, rule.name)
     if setting.enabled is not None:
         return setting.enabled
-    return rule.on_by_default or rule.code in statements
+    return rule.on_by_default or any(s.effect == "on" for s in statements.get(rule.code, ()))
 
 
 def _run(rule: Rule, review: Review) -> list[Finding]:
@@ -51,7 +52,8 @@ def _run(rule: Rule, review: Review) -> list[Finding]:
         severity=setting.severity,
     )
     try:
-        return list(rule.check(ctx))
+        # A finding on a path outside the scopes whose AGENTS.md turns the rule on does not count.
+        return [f for f in rule.check(ctx) if f.path is None or ctx.applies(f.path)]
     except UnreadableFile as exc:
         return [ctx.finding(f"File could not be reviewed: {exc.reason}", path=exc.path)]
     except Exception as exc:  # noqa: BLE001 - one broken rule must not stop the review
@@ -66,26 +68,35 @@ def _run(rule: Rule, review: Review) -> list[Finding]:
 
 
 def review(
-    changeset: ChangeSet, config: Config | None = None, rules: Mapping[str, Rule] = REGISTRY
+    changeset: ChangeSet,
+    config: Config | None = None,
+    rules: Mapping[str, Rule] = REGISTRY,
+    config_path: str = CONFIG_PATH,
 ) -> Report:
     """Review a change set with the enabled rules; config defaults to the base revision's."""
     findings: list[Finding] = []
     if config is None:
-        config, problem = read_config(changeset)
+        config, problem = read_config(changeset, config_path)
         if problem:
             findings.append(problem)
-    state = Review(changeset=changeset, config=config, statements=discover(changeset, rules.values()))
+    policy = load_policy(changeset, rules.values())
+    state = Review(changeset=changeset, config=config, statements=policy.statements)
     for rule in rules.values():
         if enabled(rule, config, state.statements):
             findings.extend(_run(rule, state))
+    findings, waivers = apply_waivers(state, findings)
     findings.sort(key=lambda f: (f.path or "", f.line or 0, f.rule))
-    verdict = "needs-work" if any(f.severity is Severity.ERROR for f in findings) else "ready"
+    verdict: Verdict = "needs-work" if any(f.severity is Severity.ERROR for f in findings) else "ready"
     unreviewed = tuple(f.path for f in changeset.files if f.patch_missing)
     return Report(
         verdict=verdict,
         labels=labels_for(verdict, config),
         findings=tuple(findings),
         profiles=profile_table(state),
+        waivers=tuple(waivers),
+        notes=policy.notes(),
+        policy_files=policy.paths,
+        policy_changes=policy.changes,
         coverage=Coverage(
             files_changed=len(changeset.files) + changeset.files_unlisted,
             files_reviewed=len(changeset.files) - len(unreviewed),

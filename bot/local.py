@@ -47,6 +47,37 @@ class GitReader:
         proc = _git(self.repo, "cat-file", "blob", f"{rev}:{path}", check=False)
         return proc.stdout if proc.returncode == 0 else None
 
+    def read_many(self, rev: str, paths: list[str]) -> dict[str, bytes | None]:
+        """Many blobs at rev from one `git cat-file --batch`: a process per file dominates a review."""
+        paths = [p for p in paths if "\n" not in p]
+        request = "".join(f"{rev}:{p}\n" for p in paths).encode("utf-8")
+        try:
+            proc = subprocess.run(
+                ["git", "--no-pager", "cat-file", "--batch"],
+                cwd=self.repo,
+                input=request,
+                capture_output=True,
+                timeout=_GIT_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return {}
+        out: dict[str, bytes | None] = {}
+        data, pos = proc.stdout, 0
+        for path in paths:
+            end = data.find(b"\n", pos)
+            if end < 0:
+                break
+            header = data[pos:end].split()
+            if len(header) == 3 and header[1] == b"blob":
+                size = int(header[2])
+                out[path] = data[end + 1 : end + 1 + size]
+                pos = end + 1 + size + 1
+            else:  # "<object> missing", or a tree: not a file at rev
+                out[path] = None
+                pos = end + 1
+        return out
+
     def list_paths(self, rev: str) -> tuple[str, ...]:
         if rev not in self._paths:
             out = _git(self.repo, "ls-tree", "-r", "-z", "--name-only", rev).stdout
@@ -112,11 +143,8 @@ def load_changeset(
     except DiffError as exc:
         raise SourceError(str(exc)) from None
     info = pr or PullRequest()
-    if info.base_ref is None or info.head_ref is None:
-        info = info.model_copy(
-            update={
-                "base_ref": info.base_ref or base_ref.removeprefix("origin/"),
-                "head_ref": info.head_ref or current_branch(top, head),
-            }
-        )
+    # The base ref only says where the diff starts (it may be a SHA or HEAD~3); which branch the PR will
+    # target is known only when the caller says so (`bot check --base-branch`).
+    if info.head_ref is None:
+        info = info.model_copy(update={"head_ref": current_branch(top, head)})
     return ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=GitReader(top))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Literal, Protocol
 
@@ -137,12 +138,26 @@ class ChangeSet(BaseModel):
     def file(self, path: str) -> FileChange | None:
         return next((f for f in self.files if f.path == path), None)
 
+    _raw: dict[tuple[str, str], bytes | None] = PrivateAttr(default_factory=dict)
+
     def _text(self, rev: str, path: str) -> str | None:
         key = (rev, path)
         if key not in self._cache:
-            data = self.reader.read(rev, path) if self.reader is not None else None
+            if key in self._raw:
+                data = self._raw.pop(key)
+            else:
+                data = self.reader.read(rev, path) if self.reader is not None else None
             self._cache[key] = None if data is None else decode_text(path, data)
         return self._cache[key]
+
+    def prefetch(self, rev: str, paths: Iterable[str]) -> None:
+        """Read many files in one go where the reader can; decoding (and its errors) waits for the text."""
+        read_many = getattr(self.reader, "read_many", None)
+        todo = [p for p in dict.fromkeys(paths) if (rev, p) not in self._cache and (rev, p) not in self._raw]
+        if read_many is None or len(todo) < 2:
+            return
+        for path, data in read_many(rev, todo).items():
+            self._raw[(rev, path)] = data
 
     def base_text(self, path: str) -> str | None:
         """Text of path at the base revision; raises UnreadableFile for binary or oversized files."""
@@ -226,6 +241,14 @@ class Coverage(Frozen):
     not_reviewed: tuple[str, ...] = ()
 
 
+class PolicyChange(Frozen):
+    """What a PR's edit of an AGENTS.md (or CLAUDE.md) changes; it takes effect after merge."""
+
+    path: str
+    added: tuple[str, ...] = ()  # rule codes the edit turns on
+    removed: tuple[str, ...] = ()  # rule codes the edit turns off or no longer asks for
+
+
 Verdict = Literal["ready", "needs-work"]
 
 
@@ -239,6 +262,9 @@ class Report(Frozen):
     coverage: Coverage
     waivers: tuple[Waiver, ...] = ()
     notes: tuple[str, ...] = ()
+    # AGENTS.md / CLAUDE.md files read at base, and the PR's edits to them (judged after merge).
+    policy_files: tuple[str, ...] = ()
+    policy_changes: tuple[PolicyChange, ...] = ()
     base_sha: str | None = None
     head_sha: str | None = None
     pr_number: int | None = None

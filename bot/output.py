@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from bot.models import Report, Severity
 
@@ -25,3 +26,37 @@ def exit_code(report: Report, fail_level: str) -> int:
         return 0
     threshold = Severity(fail_level).rank
     return 1 if any(f.severity.rank >= threshold for f in report.findings) else 0
+
+
+# A Report read back from a file (an artifact, another step's output) is untrusted input: bound it.
+MAX_REPORT_BYTES = 8 * 1024 * 1024
+
+
+class ReportError(Exception):
+    """A saved Report cannot be used; the message says why."""
+
+
+def read_report(path: Path, limit: int = MAX_REPORT_BYTES) -> Report:
+    """A Report saved with to_json, validated against the model."""
+    from pydantic import ValidationError
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise ReportError(f"cannot read {path}: {exc.strerror}") from None
+    if len(data) > limit:
+        raise ReportError(f"{path} is over the {limit:,}-byte limit for a Report")
+    try:
+        raw = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise ReportError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(raw, dict) or raw.get("schema_version") != REPORT_SCHEMA_VERSION:
+        raise ReportError(f"{path} is not a version-{REPORT_SCHEMA_VERSION} Report")
+    raw.pop("schema_version")
+    try:
+        return Report.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top)"
+        raise ReportError(f"{path} is not a valid Report: {where}: {first['msg']}") from None

@@ -1,22 +1,106 @@
-"""AGENTS.md discovery at the base revision, and the statements in it that turn rules on."""
+"""AGENTS.md discovery at the base revision, and the sentences in it that turn rules on or off.
+
+Every AGENTS.md governs its own folder and everything below it; the nearest one wins. A CLAUDE.md that
+mentions AGENTS.md defers to it: its own sentences count too, and an AGENTS.md it points to elsewhere
+governs the CLAUDE.md's folder. A CLAUDE.md that does not mention AGENTS.md is not shared policy and is
+ignored. The PR's own edits of these files are reported, never applied: they take effect after merge.
+"""
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from bot.models import ChangeSet, UnreadableFile
+from bot.models import ChangeSet, FileStatus, PolicyChange, UnreadableFile
 from rules.base import Rule, Statement
 
-POLICY_FILES = ("AGENTS.md",)
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+POLICY_NAME = "AGENTS.md"
+POINTER_NAME = "CLAUDE.md"
+MAX_SENTENCE = 300
+
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+_ABBREVIATIONS = {"e.g", "i.e", "eg", "ie", "etc", "vs", "cf", "approx", "no", "incl"}
+# A clause that relaxes a rule for its scope instead of asking for it ("... need not name a PR").
+_RELAXED = re.compile(
+    r"\b(?:need\s+not|needn't|(?:do|does|did)(?:\s+not|n't)\s+(?:need|have)\s+to|"
+    r"not\s+(?:required|needed|necessary|enforced)|(?:is|are)\s+optional|exempt(?:ed)?|"
+    r"(?:do|does)(?:\s+not|n't)\s+apply|(?:is|are)\s+(?:allowed|permitted|fine|ok(?:ay)?)|"
+    r"(?:may|can)\s+(?:omit|skip|ignore))\b",
+    re.IGNORECASE,
+)
+_SWITCH_OFF = re.compile(r"\b(?:off|disabled?|ignored?|skip(?:ped)?|turned\s+off)\b", re.IGNORECASE)
+_SWITCH_ON = re.compile(r"\b(?:on|enabled?|appl(?:y|ies)|enforced?|required|in\s+force)\b", re.IGNORECASE)
+_DEFERS_TO = re.compile(r"(?:[\w.-]+/)*AGENTS\.md")
 
 
-def policy_paths(paths: Iterable[str]) -> tuple[str, ...]:
-    """Every AGENTS.md among paths, root first."""
-    found = [p for p in paths if PurePosixPath(p).name in POLICY_FILES]
-    return tuple(sorted(found, key=lambda p: (p.count("/"), p)))
+@dataclass(frozen=True)
+class Reading:
+    """One sentence of a policy file and the rules it turns on or off."""
+
+    line: int
+    text: str
+    on: tuple[str, ...] = ()
+    off: tuple[str, ...] = ()
+    heading: bool = False
+
+    @property
+    def understood(self) -> bool:
+        return bool(self.on or self.off)
+
+
+@dataclass(frozen=True)
+class PolicyFile:
+    """One AGENTS.md or deferring CLAUDE.md at a revision, read sentence by sentence."""
+
+    path: str
+    scope: str
+    readings: tuple[Reading, ...] = ()
+    defers_to: str | None = None  # for a CLAUDE.md: the AGENTS.md it points to
+    error: str | None = None  # why the file could not be read
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The trusted policy of a review: files read at base and the statements they make, by rule code."""
+
+    files: tuple[PolicyFile, ...] = ()
+    statements: dict[str, tuple[Statement, ...]] = field(default_factory=dict)
+    changes: tuple[PolicyChange, ...] = ()
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(f.path for f in self.files if f.error is None)
+
+    def notes(self) -> tuple[str, ...]:
+        """What the report says about the policy itself."""
+        out = [
+            f"`{f.path}` could not be read, so its rules are not applied: {f.error}"
+            for f in self.files
+            if f.error
+        ]
+        if not self.paths:
+            out.append(
+                "No AGENTS.md at the base revision: rules that come from AGENTS.md are off "
+                "unless `.github/bot.yml` enables them."
+            )
+        for change in self.changes:
+            parts = []
+            if change.added:
+                parts.append("turns on " + ", ".join(change.added))
+            if change.removed:
+                parts.append("turns off " + ", ".join(change.removed))
+            effect = "; ".join(parts) if parts else "changes no rule"
+            out.append(
+                f"This PR edits `{change.path}`; the review used the base version. "
+                f"After merge the edit {effect}."
+            )
+        return tuple(out)
 
 
 def scope_of(path: str) -> str:
@@ -24,31 +108,264 @@ def scope_of(path: str) -> str:
     return "" if parent == "." else parent
 
 
-def statements_in(path: str, text: str, rules: Iterable[Rule]) -> dict[str, list[Statement]]:
-    """Lines of one AGENTS.md that a rule recognises, by rule code."""
-    compiled = [(r.code, [re.compile(p, re.IGNORECASE) for p in r.recognisers]) for r in rules]
-    out: dict[str, list[Statement]] = {}
+def is_policy_path(path: str) -> bool:
+    return PurePosixPath(path).name in (POLICY_NAME, POINTER_NAME)
+
+
+def _inside(path: str, scope: str) -> bool:
+    return scope == "" or path == scope or path.startswith(scope + "/")
+
+
+def _units(text: str) -> Iterator[tuple[list[tuple[int, str]], bool]]:
+    """Markdown blocks (a bullet and its continuation, a paragraph, a heading, a table row)."""
+    unit: list[tuple[int, str]] = []
+    fenced = comment = False
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = _BULLET.sub("", raw).strip()
-        if not line:
+        if _FENCE.match(raw):
+            fenced = not fenced
+            if unit:
+                yield unit, False
+                unit = []
             continue
-        for code, patterns in compiled:
-            if any(p.search(line) for p in patterns):
-                out.setdefault(code, []).append(Statement(path, number, line[:300], scope_of(path)))
+        if fenced:
+            continue
+        line = raw
+        if comment or "<!--" in line:
+            # HTML comments are notes to the file's editors, not rules.
+            before, _, rest = line.partition("<!--") if not comment else ("", "", line)
+            comment = "-->" not in rest
+            line = before + (rest.split("-->", 1)[1] if not comment else "")
+        stripped = line.strip().lstrip(">").strip()
+        if not stripped or _TABLE_RULE.match(stripped):
+            if unit:
+                yield unit, False
+                unit = []
+            continue
+        if _HEADING.match(stripped):
+            if unit:
+                yield unit, False
+                unit = []
+            yield [(number, _HEADING.sub("", stripped).strip("# "))], True
+            continue
+        if stripped.startswith("|"):
+            if unit:
+                yield unit, False
+                unit = []
+            yield [(number, " ".join(c.strip() for c in stripped.strip("|").split("|")))], False
+            continue
+        if _BULLET.match(stripped) and unit:
+            yield unit, False
+            unit = []
+        unit.append((number, _BULLET.sub("", stripped)))
+    if unit:
+        yield unit, False
+
+
+def _split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of a block, not splitting inside code, parentheses or after abbreviations."""
+    spans, start, depth, code = [], 0, 0, False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            code = not code
+        elif code:
+            continue
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif ch in ".!?" and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
+            word = re.search(r"[\w.]*$", text[start:i])
+            following = text[i + 1 :].lstrip()[:1]
+            if (word and word.group().lower() in _ABBREVIATIONS) or following.islower():
+                continue
+            spans.append((start, i + 1))
+            start = i + 1
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
+def sentences(text: str) -> Iterator[tuple[int, str, bool]]:
+    """(line, sentence, is_heading) for every sentence of a markdown policy file."""
+    for unit, heading in _units(text):
+        joined, starts = "", []
+        for number, piece in unit:
+            starts.append((len(joined), number))
+            joined += piece.strip() + " "
+        joined = joined.rstrip()
+        for a, b in _split_sentences(joined):
+            sentence = joined[a:b].strip()
+            if not sentence:
+                continue
+            offset = a + (len(joined[a:b]) - len(joined[a:b].lstrip()))
+            line = max(n for pos, n in starts if pos <= offset)
+            yield line, sentence, heading
+
+
+def normalise(sentence: str) -> str:
+    # Emphasis and code marks do not change what a sentence asks for.
+    return re.sub(r"[`*]|__", "", sentence).replace("\u2019", "'").replace("\u2018", "'")
+
+
+@dataclass(frozen=True)
+class Recogniser:
+    """The compiled AGENTS.md patterns of a set of rules."""
+
+    rules: tuple[tuple[Rule, tuple[re.Pattern[str], ...]], ...]
+    names: re.Pattern[str] | None
+
+    @classmethod
+    def of(cls, rules: Iterable[Rule]) -> Recogniser:
+        rules = list(rules)
+        compiled = tuple((r, tuple(re.compile(p, re.IGNORECASE) for p in r.recognisers)) for r in rules)
+        words = sorted({w for r in rules for w in (r.code, r.name)}, key=len, reverse=True)
+        names = (
+            re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE) if words else None
+        )
+        return cls(compiled, names)
+
+    def read(self, line: int, sentence: str, heading: bool = False) -> Reading:
+        """Which rules one sentence turns on and off."""
+        on: dict[str, None] = {}
+        off: dict[str, None] = {}
+        for clause in re.split(r";\s+", normalise(sentence)):
+            relaxed = bool(_RELAXED.search(clause))
+            named = self._named(clause)
+            for rule, patterns in self.rules:
+                if rule.code in named:
+                    explicit_off = relaxed or _SWITCH_OFF.search(clause)
+                    if explicit_off or _SWITCH_ON.search(clause):
+                        (off if explicit_off else on)[rule.code] = None
+                elif patterns and any(p.search(clause) for p in patterns):
+                    (off if relaxed else on)[rule.code] = None
+        return Reading(line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading)
+
+    def _named(self, clause: str) -> set[str]:
+        if self.names is None:
+            return set()
+        by_word = {w.lower(): r.code for r, _ in self.rules for w in (r.code, r.name)}
+        return {by_word[m.group(1).lower()] for m in self.names.finditer(clause)}
+
+
+def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ...]:
+    """Every sentence of one policy file with the rules it turns on and off."""
+    return tuple(recogniser.read(line, sentence, heading) for line, sentence, heading in sentences(text))
+
+
+def _deferral(path: str, text: str, existing: set[str]) -> str | None:
+    """The AGENTS.md a CLAUDE.md defers to, or None when it does not mention one."""
+    mentions = _DEFERS_TO.findall(text)
+    if not mentions:
+        return None
+    folder = scope_of(path)
+    for mention in mentions:
+        target = (
+            posixpath.normpath(posixpath.join(folder, mention))
+            if not mention.startswith("/")
+            else mention[1:]
+        )
+        if target in existing:
+            return target
+    # "See AGENTS.md" with no usable path: the nearest AGENTS.md at or above the CLAUDE.md.
+    parts = folder.split("/") if folder else []
+    for depth in range(len(parts), -1, -1):
+        candidate = "/".join([*parts[:depth], POLICY_NAME])
+        if candidate in existing:
+            return candidate
+    return ""
+
+
+def _read(text_of, paths: Iterable[str], recogniser: Recogniser) -> tuple[PolicyFile, ...]:
+    """Policy files among paths, root first, each read with text_of(path) (which may raise UnreadableFile)."""
+    candidates = sorted((p for p in paths if is_policy_path(p)), key=lambda p: (p.count("/"), p))
+    agents = {p for p in candidates if PurePosixPath(p).name == POLICY_NAME}
+    out = []
+    for path in candidates:
+        try:
+            text = text_of(path)
+        except UnreadableFile as exc:
+            if PurePosixPath(path).name == POLICY_NAME:
+                out.append(PolicyFile(path, scope_of(path), error=exc.reason))
+            continue
+        if text is None:
+            continue
+        defers = None
+        if PurePosixPath(path).name == POINTER_NAME:
+            defers = _deferral(path, text, agents)
+            if defers is None:
+                continue
+        out.append(PolicyFile(path, scope_of(path), read_file(path, text, recogniser), defers))
+    return tuple(out)
+
+
+def _statements(files: tuple[PolicyFile, ...]) -> dict[str, tuple[Statement, ...]]:
+    by_path = {f.path: f for f in files}
+    codes: dict[str, list[Statement]] = {}
+
+    def add(source: PolicyFile, scope: str) -> None:
+        for r in source.readings:
+            for effect, found in (("on", r.on), ("off", r.off)):
+                for code in found:
+                    codes.setdefault(code, []).append(Statement(source.path, r.line, r.text, scope, effect))
+
+    for f in files:
+        add(f, f.scope)
+        target = by_path.get(f.defers_to or "")
+        # An AGENTS.md outside the CLAUDE.md's own folder and its parents also governs that folder.
+        if target is not None and not _inside(f.scope, target.scope):
+            add(target, f.scope)
+    # Ordered root first, then by file and line: Context.statement_for lets the last nearest one win.
+    return {
+        code: tuple(sorted(found, key=lambda s: (s.scope.count("/") + bool(s.scope), s.path, s.line)))
+        for code, found in codes.items()
+    }
+
+
+def _effects(f: PolicyFile | None) -> dict[str, str]:
+    """Each rule's last word in one file: "on" or "off"."""
+    out: dict[str, str] = {}
+    for r in f.readings if f else ():
+        for code in r.on:
+            out[code] = "on"
+        for code in r.off:
+            out[code] = "off"
     return out
+
+
+def _changes(
+    changeset: ChangeSet, base: tuple[PolicyFile, ...], recogniser: Recogniser
+) -> tuple[PolicyChange, ...]:
+    """What the PR's edits of policy files would change once merged."""
+    edited = [
+        f for f in changeset.files if is_policy_path(f.path) or (f.old_path and is_policy_path(f.old_path))
+    ]
+    if not edited:
+        return ()
+    by_path = {f.path: f for f in base}
+    out = []
+    for change in edited:
+        before = by_path.get(change.base_path or "")
+        after = None
+        if change.status is not FileStatus.REMOVED and is_policy_path(change.path):
+            head = _read(changeset.head_text, [change.path], recogniser)
+            after = head[0] if head else None
+        old, new = _effects(before), _effects(after)
+        added = tuple(sorted(c for c, e in new.items() if e == "on" and old.get(c) != "on"))
+        removed = tuple(sorted(c for c, e in old.items() if e == "on" and new.get(c) != "on"))
+        removed += tuple(
+            sorted(c for c, e in new.items() if e == "off" and c not in old and c not in removed)
+        )
+        out.append(PolicyChange(path=change.path, added=added, removed=removed))
+    return tuple(out)
+
+
+def load_policy(changeset: ChangeSet, rules: Iterable[Rule]) -> Policy:
+    """The policy at base (AGENTS.md and deferring CLAUDE.md files), and what the PR's edits would change."""
+    recogniser = Recogniser.of(rules)
+    files = _read(changeset.base_text, changeset.base_paths(), recogniser)
+    return Policy(files=files, statements=_statements(files), changes=_changes(changeset, files, recogniser))
 
 
 def discover(changeset: ChangeSet, rules: Iterable[Rule]) -> dict[str, tuple[Statement, ...]]:
     """Statements of every AGENTS.md at base, by rule code; the PR's own edits do not count yet."""
-    rules = [r for r in rules if r.recognisers]
-    merged: dict[str, list[Statement]] = {}
-    for path in policy_paths(changeset.base_paths()):
-        try:
-            text = changeset.base_text(path)
-        except UnreadableFile:
-            continue
-        if text is None:
-            continue
-        for code, found in statements_in(path, text, rules).items():
-            merged.setdefault(code, []).extend(found)
-    return {code: tuple(found) for code, found in merged.items()}
+    return load_policy(changeset, rules).statements

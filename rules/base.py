@@ -18,6 +18,8 @@ class Statement:
     line: int
     text: str
     scope: str  # folder the file governs, "" for the whole repository
+    # "on" turns the rule on for the scope; "off" (e.g. "AGT001 does not apply here") turns it off.
+    effect: str = "on"
 
     @property
     def source(self) -> str:
@@ -55,13 +57,24 @@ class Context:
         return self.review.changeset
 
     def statement_for(self, path: str) -> Statement | None:
-        """The AGENTS.md statement that governs path for this rule: the nearest scope wins."""
+        """The AGENTS.md statement governing path for this rule: nearest scope wins, then the later line."""
         best: Statement | None = None
         for st in self.review.statements.get(self.rule.code, ()):
             inside = st.scope == "" or path == st.scope or path.startswith(st.scope + "/")
-            if inside and (best is None or len(st.scope) > len(best.scope)):
+            if inside and (best is None or len(st.scope) >= len(best.scope)):
                 best = st
         return best
+
+    def applies(self, path: str) -> bool:
+        """Whether this rule is in force for path: the nearest AGENTS.md statement decides, then config."""
+        statement = self.statement_for(path)
+        configured = self.review.config.setting(self.rule.code, self.rule.name).enabled
+        if configured is False:
+            return False
+        # `enabled: true` in the config acts as a root statement: a nested AGENTS.md may still opt out.
+        if statement is None or (statement.scope == "" and configured):
+            return bool(configured) or self.rule.on_by_default
+        return statement.effect == "on"
 
     def finding(
         self,
@@ -73,6 +86,8 @@ class Context:
     ) -> Finding:
         if statement is None and path is not None:
             statement = self.statement_for(path)
+        if statement is not None and statement.effect != "on":
+            statement = None
         return Finding(
             rule=self.rule.code,
             name=self.rule.name,
@@ -98,6 +113,8 @@ class Rule:
     # Regexes that recognise this rule in AGENTS.md prose; a rule with none is on by default.
     recognisers: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    # AGENTS.md sentences the recognisers must understand: shown in docs/rules.md and checked by tests.
+    phrases: tuple[str, ...] = ()
 
     @property
     def on_by_default(self) -> bool:

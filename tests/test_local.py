@@ -15,7 +15,7 @@ def test_changes_since_merge_base(make_repo):
     assert cs.base_text("b.py") is None
     assert cs.base_text("a.py") == "a = 1\n"
     assert "c.py" not in cs.base_paths()
-    assert cs.pr.base_ref == "main" and cs.pr.head_ref == "pr"
+    assert cs.pr.base_ref is None and cs.pr.head_ref == "pr"
 
 
 def test_default_base_is_main(make_repo):
@@ -30,7 +30,7 @@ def test_default_base_prefers_remote_head(make_repo, tmp_path):
     r.git("update-ref", "refs/remotes/origin/trunk", "trunk")
     r.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
     cs = load_changeset(r.path)
-    assert cs.pr.base_ref == "trunk"
+    assert cs.base_sha == r.git("rev-parse", "trunk").strip()
     assert [f.path for f in cs.files] == ["a.py"]
 
 
@@ -77,3 +77,15 @@ def test_missing_directory(tmp_path):
 def test_repository_without_commits(repo):
     with pytest.raises(SourceError, match="no commits"):
         load_changeset(repo.path)
+
+
+def test_read_many_matches_read(make_repo):
+    from bot.local import GitReader
+
+    files = {"a.py": "a = 1\n", "b/c.txt": "two\nlines\n", "bin.dat": b"\x00\n\xff\n", "empty.py": ""}
+    r = make_repo(files, {"a.py": "a = 2\n"})
+    reader = GitReader(r.path)
+    paths = [*files, "missing.py", "b"]
+    many = reader.read_many("main", paths)
+    assert many == {p: reader.read("main", p) for p in paths[:-1]} | {"b": None}
+    assert many["bin.dat"] == b"\x00\n\xff\n" and many["missing.py"] is None

@@ -1,0 +1,100 @@
+"""`bot rules --explain`: which AGENTS.md lines turn on which rule, and which lines were not understood."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.engine import read_config
+from bot.local import GitReader, open_repo, resolve
+from bot.models import ChangeSet
+from bot.sanitize import one_line
+from rules import REGISTRY
+from rules.agents import Policy, PolicyFile, load_policy
+from rules.base import Context, Review, Rule
+from rules.trunk import trunk_named
+
+
+def policy_at(repo: str | Path, rev: str) -> tuple[ChangeSet, Policy, Review]:
+    """The policy of a repository at one revision, as a review of a PR based there would read it."""
+    top = open_repo(repo)
+    sha = resolve(top, rev)
+    changeset = ChangeSet(base_sha=sha, head_sha=sha, files=(), reader=GitReader(top))
+    config, _ = read_config(changeset)
+    policy = load_policy(changeset, REGISTRY.values())
+    return changeset, policy, Review(changeset=changeset, config=config, statements=policy.statements)
+
+
+def _label(code: str) -> str:
+    rule = REGISTRY.get(code)
+    return f"{code} {rule.name}" if rule else code
+
+
+def _file_lines(f: PolicyFile) -> list[str]:
+    path, scope = one_line(f.path), one_line(f.scope)
+    where = "the whole repository" if f.scope == "" else f"{scope}/"
+    head = f"{path} (governs {where})"
+    if f.defers_to is not None:
+        target = one_line(f.defers_to) or "an AGENTS.md that does not exist"
+        head = f"{path} (defers to {target}; governs {where})"
+    out = [head]
+    if f.error:
+        return [*out, f"  not read: {f.error}"]
+    for r in f.readings:
+        text = one_line(r.text, 160)
+        for code in r.on:
+            out.append(f'  line {r.line:<4} turns on  {_label(code)}: "{text}"')
+        for code in r.off:
+            out.append(f'  line {r.line:<4} turns off {_label(code)}: "{text}"')
+        if not r.understood and not r.heading:
+            out.append(f'  line {r.line:<4} not understood: "{text}"')
+    return out
+
+
+def _state(review: Review, rule: Rule, scope: str) -> str:
+    ctx = Context(review=review, rule=rule, options=rule.options, severity=None)
+    if not ctx.applies(scope):
+        return "off"
+    statement = ctx.statement_for(scope)
+    setting = review.config.setting(rule.code, rule.name)
+    if statement is not None and statement.effect == "on":
+        why = statement.source
+    elif setting.enabled:
+        why = ".github/bot.yml"
+    else:
+        why = "on by default"
+    return f"on ({why})"
+
+
+def _trunk(review: Review) -> str:
+    if review.config.trunk:
+        return f"trunk `{review.config.trunk}` from .github/bot.yml"
+    for st in review.statements.get("AGT004", ()):
+        name = trunk_named(st.text) if st.effect == "on" else None
+        if name:
+            return f"trunk `{name}` from {st.source}"
+    return 'no trunk named: set `trunk` in .github/bot.yml, or name it ("PRs go to main")'
+
+
+def explain(repo: str | Path, rev: str = "HEAD") -> str:
+    """The explanation as plain text for a terminal."""
+    changeset, policy, review = policy_at(repo, rev)
+    out = [f"Policy at {rev} ({changeset.base_sha[:7]})", ""]
+    if not policy.files:
+        out += ["No AGENTS.md (or CLAUDE.md deferring to one) at this revision.", ""]
+    for f in policy.files:
+        out += [*_file_lines(f), ""]
+    settings = [
+        f"{code}: " + ", ".join(f"{k}={v}" for k, v in s.model_dump(exclude_defaults=True).items())
+        for code, s in review.config.rules.items()
+    ]
+    if settings:
+        out += [".github/bot.yml: " + "; ".join(settings), ""]
+    scopes = sorted({f.scope for f in policy.files} | {""}, key=lambda s: (s.count("/") + bool(s), s))
+    for scope in scopes:
+        out.append(f"Rules in force in {one_line(scope) + '/' if scope else 'the repository root'}:")
+        for rule in REGISTRY.values():
+            state = _state(review, rule, scope)
+            extra = f"; {_trunk(review)}" if rule.code == "AGT004" and state != "off" else ""
+            out.append(f"  {rule.code} {rule.name:<36} {state}{extra}")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,157 @@
+'''AGT003 rewritten-test-expectation: an existing test's expected values changed while no code did.
+
+## What it does
+In a pull request that changes no non-test code, reports every test that existed at base and whose
+expected literal values changed: a literal compared in an `assert` (`== 38`, `in (1, 2)`,
+`pytest.approx(0.5)`), or passed to a unittest `assert*` method or a mock `assert_*` call, that is no
+longer there at head. Adding assertions is not a rewrite; only values that disappear count.
+Documentation (`*.md`, `*.rst`, `*.txt`, `docs/`) and AGENTS.md/CLAUDE.md do not count as code.
+With the option `when: always` it also looks at PRs that change code. Warning by default.
+
+## Why is this bad?
+When a passing test's expectation changes and no code changed with it, the test was rewritten to agree
+with whatever the code does now. The check it made is gone, and the review shows only a tidy diff of
+numbers.
+
+## Example
+```python
+def test_target_examples_round_up():
+    """Guards PR #812."""
+    assert max_steps_for_examples(300, 8) == 37  # was 38, and no code changed
+```
+
+## Use instead
+```python
+def test_target_examples_round_up():
+    """Guards PR #812."""
+    assert max_steps_for_examples(300, 8) == 38  # fix the code, or change both with a reason
+```
+'''
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from bot.config import CONFIG_PATH
+from bot.models import ChangeSet, FileStatus, Finding, Severity
+from rules.agents import is_policy_path
+from rules.base import Context, Rule
+from rules.testfiles import base_test_file, dotted, is_test_path, touched_tests
+
+WHEN = ("test-only-prs", "always")
+DOC_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc"})
+
+
+def changes_code(changeset: ChangeSet) -> bool:
+    """Whether the change touches any file that is neither a test nor documentation."""
+    for f in changeset.files:
+        for path in {f.path, f.old_path or f.path}:
+            p = PurePosixPath(path)
+            if is_test_path(path) or is_policy_path(path) or p.suffix.lower() in DOC_SUFFIXES:
+                continue
+            if "docs" in p.parts[:-1]:
+                continue
+            return True
+    return False
+
+
+def _literal(node: ast.expr) -> str | None:
+    """The source of a literal expected value, or None when node is computed."""
+    if isinstance(node, ast.Constant) and node.value is not None and not isinstance(node.value, bool):
+        return ast.unparse(node)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        return ast.unparse(node)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts:
+        return ast.unparse(node) if all(_literal(e) for e in node.elts) else None
+    if isinstance(node, ast.Dict) and node.keys:
+        parts = [*node.keys, *node.values]
+        return ast.unparse(node) if all(p is not None and _literal(p) for p in parts) else None
+    if isinstance(node, ast.Call) and dotted(node.func).endswith("approx") and node.args:
+        return _literal(node.args[0])
+    return None
+
+
+def expectations(fn: ast.AST) -> list[tuple[int, str]]:
+    """(line, literal) for every expected value in a test's assertions."""
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(fn):
+        operands: list[ast.expr] = []
+        if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+            operands = [node.test.left, *node.test.comparators]
+        elif isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1].lower().startswith("assert"):
+            operands = [*node.args, *(k.value for k in node.keywords if k.arg != "msg")]
+        for operand in operands:
+            value = _literal(operand)
+            if value is not None:
+                out.append((operand.lineno, value))
+    return out
+
+
+def _shown(values: list[str]) -> str:
+    text = ", ".join(f"`{v[:40]}`" for v in values[:3])
+    return text + (", ..." if len(values) > 3 else "")
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    when = ctx.options.get("when", WHEN[0])
+    if when not in WHEN:
+        yield ctx.finding(
+            f"Option `when` in {CONFIG_PATH} must be one of {', '.join(WHEN)}; "
+            f"got `{str(when)[:40]}`, so `{WHEN[0]}` is used."
+        )
+        when = WHEN[0]
+    errors, tests = touched_tests(ctx)
+    yield from errors
+    if when == WHEN[0] and changes_code(ctx.changeset):
+        return
+    for tf, test in tests:
+        change = ctx.changeset.file(tf.path)
+        if test.node is None or change is None or change.status is FileStatus.ADDED:
+            continue
+        base = base_test_file(ctx.review, change)
+        before = next((t for t in base.tests if t.qualname == test.qualname), None) if base else None
+        if before is None or before.node is None:
+            continue
+        old = Counter(v for _, v in expectations(before.node))
+        now = expectations(test.node)
+        gone = sorted((old - Counter(v for _, v in now)).elements())
+        if not gone:
+            continue
+        new = [v for _, v in now if v not in old]
+        line = next((n for n, v in now if v in new), test.line)
+        instead = f" and now expects {_shown(new)}" if new else ""
+        scope = "in a PR that changes no non-test code" if when == WHEN[0] else "in this PR"
+        yield ctx.finding(
+            f"Existing test `{test.qualname}` no longer expects {_shown(gone)}{instead} {scope}; "
+            "if the behaviour really changed, change the code with it and say why.",
+            path=tf.path,
+            line=line,
+        )
+
+
+RULE = Rule(
+    code="AGT003",
+    name="rewritten-test-expectation",
+    severity=Severity.WARNING,
+    check=check,
+    doc=__doc__ or "",
+    summary="Existing tests' expected values must not change in a PR that changes no code.",
+    recognisers=(
+        # A prohibition, a verb of editing, tests, and the motive: in any order.
+        r"^(?=.*\b(?:don't|do\s+not|never|must\s+not|mustn't|should\s+not|shouldn't|no|avoid)\b)"
+        r"(?=.*\b(?:rewrit\w*|chang\w*|edit\w*|modif\w*|updat\w*|adjust\w*|tweak\w*|weaken\w*|loosen\w*)\b)"
+        r"(?=.*\b(?:tests?|expectations?|expected\s+values?|assertions?)\b)"
+        r"(?=.*\b(?:match\w*|fit|suit|pass|passing|green|accommodate|new\s+behaviou?r)\b)",
+        r"^(?=.*\b(?:don't|do\s+not|never|must\s+not|no)\b)(?=.*\bweaken\w*\b)(?=.*\b(?:tests?|assertions?)\b)",
+    ),
+    options={"when": WHEN[0]},
+    phrases=(
+        "Don't rewrite passing tests to match new behavior.",
+        "Never change a test's expected values just to make it pass.",
+        "Do not weaken assertions.",
+        "Agents must not edit existing tests to fit the new behaviour.",
+    ),
+)

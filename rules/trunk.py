@@ -1,0 +1,107 @@
+"""AGT004 non-trunk-base: the pull request targets a branch other than the trunk.
+
+## What it does
+Compares the branch the PR targets with the trunk. The trunk is `trunk` in `.github/bot.yml` when set,
+else the branch an AGENTS.md names ("Trunk-based: branch off main, PR back to main", "Open PRs against
+`develop`", "`main` is the trunk"). On GitHub the target is the PR's base branch; locally it is checked
+only when `bot check --base-branch NAME` says which branch the PR will target. When no sentence names a
+branch and no `trunk` is configured, it stays silent: `bot rules --explain` shows why.
+
+## Why is this bad?
+A repository that works trunk-based integrates everything through one branch. A PR into a long-lived
+side branch skips the checks and reviews that guard the trunk, and its changes arrive later, all at once.
+
+## Example
+```text
+AGENTS.md: Trunk-based: branch off main, PR back to main.
+PR: feature/tokenizer -> release/1.4
+```
+
+## Use instead
+```text
+PR: feature/tokenizer -> main
+```
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from bot.models import Finding, Severity
+from rules.agents import normalise
+from rules.base import Context, Rule, Statement
+
+_BRANCH = r"['\"]?([A-Za-z0-9][\w./-]*[\w])['\"]?"
+# Where a sentence names the trunk, most telling first.
+_TRUNK_NAMES = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"\b(?:PRs?|pull\s+requests?|merge\s+requests?)\b(?:\s+\w+){0,3}?\s+(?:back\s+)?"
+        r"(?:to|into|against|targeting|target|at)\s+(?:the\s+)?" + _BRANCH,
+        r"\b(?:merge|land)\s+(?:\w+\s+){0,2}?(?:back\s+)?(?:to|into|against)\s+(?:the\s+)?" + _BRANCH,
+        r"\bbranch(?:es)?\s+(?:off|from)\s+(?:of\s+)?(?:the\s+)?" + _BRANCH,
+        _BRANCH + r"\s+is\s+(?:the|our)\s+trunk\b",
+        r"\btrunk\s+(?:is|branch\s+is|=|:)\s+" + _BRANCH,
+    )
+)
+_NOT_BRANCHES = frozenset(
+    {"the", "a", "an", "it", "them", "default", "trunk", "branch", "same", "upstream", "your", "our", "this",
+     "that", "each", "every", "feature", "short", "review", "back", "to", "into"}
+)  # fmt: skip
+
+
+def trunk_named(sentence: str) -> str | None:
+    """The branch a sentence names as the trunk, or None."""
+    text = normalise(sentence)
+    for pattern in _TRUNK_NAMES:
+        for match in pattern.finditer(text):
+            name = match.group(1).rstrip(".,;:")
+            if name.lower() not in _NOT_BRANCHES:
+                return name
+    return None
+
+
+def _trunk(ctx: Context) -> tuple[str | None, Statement | None]:
+    statements = [s for s in ctx.review.statements.get(ctx.rule.code, ()) if s.effect == "on"]
+    named = [(trunk_named(s.text), s) for s in statements]
+    root_first = [(n, s) for n, s in named if n] or [(None, s) for s in statements]
+    found, statement = root_first[0] if root_first else (None, None)
+    return ctx.review.config.trunk or found, statement
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    target = ctx.changeset.pr.base_ref
+    if not target:
+        return
+    trunk, statement = _trunk(ctx)
+    if trunk is None or target == trunk:
+        return
+    where = "`.github/bot.yml`" if ctx.review.config.trunk or statement is None else statement.source
+    yield ctx.finding(
+        f"This PR targets `{target}`, but the trunk is `{trunk}` (per {where}): open it against `{trunk}`.",
+        statement=statement,
+    )
+
+
+RULE = Rule(
+    code="AGT004",
+    name="non-trunk-base",
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__ or "",
+    summary="Pull requests must target the trunk branch.",
+    recognisers=(
+        r"\btrunk[- ]based\b",
+        r"\b(?:PRs?|pull\s+requests?)\b(?:\s+\w+){0,3}?\s+(?:back\s+)?(?:to|into|against|targeting|target)\s+"
+        r"(?:the\s+)?['\"]?(?:main|master|trunk|develop|dev)\b",
+        r"\bbranch\s+off\s+(?:of\s+)?(?:the\s+)?['\"]?(?:main|master|trunk|develop)\b.*\b(?:PR|merge)",
+        r"\bis\s+(?:the|our)\s+trunk\b",
+    ),
+    phrases=(
+        "Trunk-based: branch off main, PR back to main.",
+        "Open all PRs against `develop`.",
+        "`main` is the trunk.",
+        "We work trunk-based; pull requests target main.",
+    ),
+)

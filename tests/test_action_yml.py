@@ -1,0 +1,144 @@
+"""action.yml run the way a runner runs it, in check mode, against the bundled example and hostile input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.examples import build_repo
+from tests.actionrunner import ROOT, ActionRun, load_action, run_action
+
+EXAMPLE = ROOT / "examples" / "mobile300"
+PROFILE = "training/compat_profiles/env0-mobile300-pr828.toml"
+
+
+def _setup_python(with_: dict, env: dict) -> dict:
+    assert with_["update-environment"] == "false"  # the action must not change the user's Python
+    return {"python-path": sys.executable, "python-version": "3.11"}
+
+
+def _restore_cache(with_: dict, env: dict) -> dict:
+    """Stand-in for actions/cache finding the environment the install step built on an earlier run.
+
+    Building it for real means downloading the locked wheels, which a test must not need; that path is what
+    benchmarks/startup.py runs. The environment seeded here sees this interpreter's packages, so the install
+    step's cache-hit branch (key check, import check, putting the action folder on the path) runs for real.
+    """
+    venv = Path(with_["path"])
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True
+    )
+    (venv / ".bot-key").write_text(with_["key"] + "\n", encoding="utf-8")
+    return {"cache-hit": "true"}
+
+
+USES = {"actions/setup-python": _setup_python, "actions/cache": _restore_cache}
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _run(tmp_path: Path, repo: Path, **inputs: str) -> ActionRun:
+    event = {"pull_request": {"number": 828, "base": {"sha": _git(repo, "rev-parse", "main")}}}
+    return run_action(
+        inputs={"mode": "check", **inputs},
+        workspace=repo,
+        temp=tmp_path / "run",
+        home=tmp_path / "home",
+        uses=USES,
+        github={"event_name": "pull_request", "event": event},
+    )
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory) -> ActionRun:
+    tmp = tmp_path_factory.mktemp("action")
+    return _run(tmp, build_repo(EXAMPLE, tmp))
+
+
+def test_every_step_ran_but_the_review_mode_ones(example_run):
+    ran = {s.name: s.ran for s in example_run.steps}
+    assert ran["Review the checkout"] and ran["Report to the workflow"]
+    assert not ran["Review the pull request"] and not ran["Publish a saved Report"]
+    assert all(s.returncode == 0 for s in example_run.steps if s.ran and s.id != "report")
+    assert "Using the cached environment." in example_run.step("install").stdout
+
+
+def test_fails_at_the_default_fail_level(example_run):
+    assert example_run.step("report").returncode == 1
+    assert "needs-work, 1 finding(s); fail level error: exit 1" in example_run.step("report").stdout
+
+
+def test_outputs(example_run):
+    out = example_run.outputs
+    assert out["verdict"] == "needs-work"
+    assert json.loads(out["labels"]) == ["status:needs-work"]
+    assert out["findings"] == "1"
+    assert json.loads(out["max-steps"]) == {PROFILE: {"base": 38, "head": 37}}
+    report = json.loads(Path(out["report"]).read_text(encoding="utf-8"))
+    assert report["pr_number"] == 828 and report["profiles"][0]["head"]["unapplied_micro_steps"] == 4
+
+
+def test_job_summary_is_the_status_comment(example_run):
+    summary = example_run.summary
+    assert summary.startswith("<!-- bot-review:status -->")
+    assert "| max_steps | 38 | **37** |" in summary
+    assert "AGT001" in summary
+
+
+def test_annotation_on_the_finding(example_run):
+    (ann,) = example_run.commands
+    assert ann.name == "error"
+    assert ann.properties == {
+        "file": "tests/test_train_cli.py",
+        "line": "9",
+        "title": "AGT001 regression-test-without-reference",
+    }
+    assert ann.message.endswith("(per AGENTS.md:6)")
+
+
+def test_log_is_fenced_against_workflow_commands(example_run):
+    lines = example_run.step("report").stdout.splitlines()
+    assert lines[0].startswith("::stop-commands::")
+    token = lines[0].removeprefix("::stop-commands::")
+    assert len(token) == 32 and f"::{token}::" in lines
+    assert "<!-- bot-review:status -->" in lines[1]
+
+
+def test_the_bot_runs_from_the_action_folder(example_run):
+    python = example_run.step("install").outputs["python"]
+    where = subprocess.run([python, "-c", "import bot; print(bot.__file__)"], capture_output=True, text=True)
+    assert Path(where.stdout.strip()) == ROOT / "bot" / "__init__.py"
+
+
+def test_fail_level_none_passes(tmp_path):
+    run = _run(tmp_path, build_repo(EXAMPLE, tmp_path), **{"fail-level": "none"})
+    assert not run.failed
+    assert run.outputs["verdict"] == "needs-work"
+
+
+def test_hostile_file_name_cannot_issue_commands(tmp_path, make_repo):
+    agents = "# Rules\n\n- Regression tests must name the PR they guard in the docstring.\n"
+    name = "tests/test_x,y::warning file=evil::pwn%0A.py"
+    body = 'def test_new():\n    """::error::injected\n    ::add-mask::abc"""\n'
+    repo = make_repo({"AGENTS.md": agents}, {name: body})
+    run = _run(tmp_path, repo.path)
+    (ann,) = run.commands
+    assert ann.name == "error" and ann.properties["file"] == name
+    assert run.outputs["findings"] == "1"
+
+
+def test_bad_mode_is_refused(tmp_path):
+    run = _run(tmp_path, build_repo(EXAMPLE, tmp_path), mode="deploy")
+    assert run.step("inputs").returncode == 2
+    assert [s.id for s in run.steps if s.ran][-1] == "inputs"
+
+
+def test_no_expression_inside_run_scripts():
+    for step in load_action()["runs"]["steps"]:
+        assert "${{" not in step.get("run", ""), step["name"]

@@ -1,0 +1,182 @@
+"""AGENTS.md discovery: sentences, recognisers, nested scopes, CLAUDE.md, PR edits, no AGENTS.md."""
+
+import pytest
+
+from bot.models import PolicyChange
+from bot.render import render_comment
+from rules import REGISTRY
+from rules.agents import Recogniser, sentences
+from tests.helpers import AGENTS_AGT001, codes, review_change
+
+NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert f() == 2\n'
+RECOGNISER = Recogniser.of(REGISTRY.values())
+
+
+def test_sentences_follow_markdown():
+    text = (
+        "# Title\n\n"
+        "Intro line one\ncontinues here. Second sentence (e.g. like this) ends.\n\n"
+        "- A bullet that wraps\n  onto a second line.\n"
+        "* Another bullet.\n\n"
+        "```\n- Regression tests must name the PR they guard.\n```\n"
+        "<!-- No tautological tests. -->\n"
+        "| Rule | Why |\n|---|---|\n| No tautological tests | noise |\n"
+        "> Quoted rule.\n"
+    )
+    assert list(sentences(text)) == [
+        (1, "Title", True),
+        (3, "Intro line one continues here.", False),
+        (4, "Second sentence (e.g. like this) ends.", False),
+        (6, "A bullet that wraps onto a second line.", False),
+        (8, "Another bullet.", False),
+        (14, "Rule Why", False),
+        (16, "No tautological tests noise", False),
+        (17, "Quoted rule.", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    "code, phrase",
+    [(rule.code, phrase) for rule in REGISTRY.values() for phrase in rule.phrases],
+)
+def test_every_documented_phrase_is_recognised(code, phrase):
+    reading = RECOGNISER.read(1, phrase)
+    assert reading.on == (code,), reading
+
+
+@pytest.mark.parametrize(
+    "sentence, on, off",
+    [
+        ("**Regression tests** must name the `PR` they guard.", ("AGT001",), ()),
+        ("Commit messages must reference the issue.", (), ()),
+        ("PR descriptions must name the tests they add.", (), ()),
+        ("Use plain assert in tests.", (), ()),
+        ("Tests should use plain assert statements.", (), ()),
+        ("Human review before main.", (), ()),
+        ("Self-approval doesn't count.", (), ()),
+        ("Keep tests fast.", (), ()),
+        ("Regression tests here need not name the PR they guard.", (), ("AGT001",)),
+        ("Tautological tests are fine in this folder.", (), ("AGT002",)),
+        ("AGT002 does not apply here.", (), ("AGT002",)),
+        ("The tautological-test rule is off in this folder.", (), ("AGT002",)),
+        ("AGT003 applies here.", ("AGT003",), ()),
+        ("See AGT001 for details.", (), ()),
+        ("Regression tests must name the PR they guard; unit tests are exempt.", ("AGT001",), ()),
+    ],
+)
+def test_recognisers_are_tolerant_but_not_loose(sentence, on, off):
+    reading = RECOGNISER.read(1, sentence)
+    assert (reading.on, reading.off) == (on, off)
+
+
+NESTED_OFF = "# Scratch\n\nAGT001 does not apply in this folder.\n"
+NESTED_ON = "# Library\n\n- Regression tests must reference the PR they guard.\n"
+
+
+def test_nested_agents_md_turns_rule_off_for_its_folder(make_repo):
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": AGENTS_AGT001, "scratch/AGENTS.md": NESTED_OFF},
+        {"tests/test_a.py": NEW_TEST, "scratch/tests/test_b.py": NEW_TEST},
+    )
+    assert [(f.rule, f.path) for f in report.findings] == [("AGT001", "tests/test_a.py")]
+    assert report.policy_files == ("AGENTS.md", "scratch/AGENTS.md")
+
+
+def test_nearest_agents_md_is_cited(make_repo):
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": AGENTS_AGT001, "lib/AGENTS.md": NESTED_ON},
+        {"tests/test_a.py": NEW_TEST, "lib/tests/test_b.py": NEW_TEST},
+    )
+    assert [(f.path, f.source) for f in report.findings] == [
+        ("lib/tests/test_b.py", "lib/AGENTS.md:3"),
+        ("tests/test_a.py", "AGENTS.md:3"),
+    ]
+
+
+def test_nested_only_scope_does_not_leak_to_the_root(make_repo):
+    report = review_change(
+        make_repo,
+        {"lib/AGENTS.md": NESTED_ON, "README.md": "x\n"},
+        {"tests/test_a.py": NEW_TEST, "lib/tests/test_b.py": NEW_TEST, "library/tests/test_c.py": NEW_TEST},
+    )
+    assert [(f.path, f.source) for f in report.findings] == [("lib/tests/test_b.py", "lib/AGENTS.md:3")]
+
+
+def test_config_enables_at_root_but_nested_opt_out_holds(make_repo):
+    report = review_change(
+        make_repo,
+        {".github/bot.yml": "rules:\n  AGT001:\n    enabled: true\n", "scratch/AGENTS.md": NESTED_OFF},
+        {"tests/test_a.py": NEW_TEST, "scratch/test_b.py": NEW_TEST},
+    )
+    assert [(f.path, f.source) for f in report.findings] == [("tests/test_a.py", None)]
+
+
+@pytest.mark.parametrize(
+    "claude, expected_source",
+    [
+        ("Read @docs/AGENTS.md before you start.\n", "docs/AGENTS.md:3"),
+        ("See [the rules](./docs/AGENTS.md).\n", "docs/AGENTS.md:3"),
+        ("Follow AGENTS.md.\n\n- No tautological tests.\n", None),  # defers, but no AGENTS.md governs tests/
+        ("- Regression tests must name the PR they guard.\n", None),  # does not defer: ignored
+    ],
+)
+def test_claude_md_that_defers(make_repo, claude, expected_source):
+    report = review_change(
+        make_repo,
+        {"CLAUDE.md": claude, "docs/AGENTS.md": NESTED_ON},
+        {"tests/test_a.py": 'def test_new():\n    """Checks."""\n    f()\n'},
+    )
+    agt001 = [f.source for f in report.findings if f.rule == "AGT001"]
+    assert agt001 == ([expected_source] if expected_source else [])
+    if "tautological" in claude:
+        assert [(f.rule, f.source) for f in report.findings] == [("AGT002", "CLAUDE.md:3")]
+
+
+def test_agents_md_edited_in_the_pr_is_judged_by_base(make_repo):
+    head_agents = "# Rules\n\n- No tautological tests.\n"
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": AGENTS_AGT001},
+        {"AGENTS.md": head_agents, "tests/test_a.py": 'def test_new():\n    """Checks."""\n    f()\n'},
+    )
+    # The base asks for AGT001 and not AGT002: the edit does not count before merge.
+    assert codes(report) == ["AGT001"]
+    assert report.policy_changes == (PolicyChange(path="AGENTS.md", added=("AGT002",), removed=("AGT001",)),)
+    (note,) = [n for n in report.notes if "After merge" in n]
+    assert "turns on AGT002" in note and "turns off AGT001" in note
+    assert "turns on AGT002" in render_comment(report)
+
+
+def test_agents_md_added_in_the_pr(make_repo):
+    report = review_change(
+        make_repo, {"README.md": "x\n"}, {"lib/AGENTS.md": NESTED_ON, "lib/tests/test_b.py": NEW_TEST}
+    )
+    assert codes(report) == []
+    assert report.policy_changes == (PolicyChange(path="lib/AGENTS.md", added=("AGT001",)),)
+
+
+def test_repository_without_agents_md_says_so(make_repo):
+    report = review_change(make_repo, {"README.md": "x\n"}, {"tests/test_a.py": "def test_a():\n    f()\n"})
+    assert report.findings == () and report.policy_files == ()
+    assert any("No AGENTS.md at the base revision" in n for n in report.notes)
+    assert "No AGENTS.md at the base revision" in render_comment(report)
+
+
+def test_unreadable_agents_md_is_named_and_review_goes_on(make_repo):
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": b"- No tautological tests.\x00\n", "lib/AGENTS.md": NESTED_ON},
+        {"lib/tests/test_b.py": NEW_TEST},
+    )
+    assert codes(report) == ["AGT001"]
+    assert any("`AGENTS.md` could not be read" in n and "NUL" in n for n in report.notes)
+
+
+def test_agents_md_removed_in_the_pr(make_repo):
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_AGT001}, {"AGENTS.md": None, "tests/test_a.py": NEW_TEST}
+    )
+    assert codes(report) == ["AGT001"]
+    assert report.policy_changes == (PolicyChange(path="AGENTS.md", removed=("AGT001",)),)

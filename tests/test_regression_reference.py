@@ -1,0 +1,253 @@
+"""AGT001 regression-test-without-reference: reference forms, modes, messages, the bundled example."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bot.engine import review
+from bot.examples import materialize
+from bot.models import PullRequest
+from rules.regression_reference import is_fix_pr, names_reference
+from tests.helpers import AGENTS_AGT001, codes, review_change
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    "docstring",
+    [
+        "Guards #828.",
+        "Guards PR #828 against a regression.",
+        "Guards PR 828.",
+        "Guards pr#828.",
+        "Guards pull request 828.",
+        "Guards GH-828.",
+        "Guards gh-828.",
+        "Guards https://github.com/acme/trainer/pull/828.",
+        "See https://github.example.com/acme/trainer/pull/828/files for the fix.",
+        "Guards https://github.com/acme/trainer/commit/1a2b3c4d5e6f.",
+        "Guards 1a2b3c4.",
+        "Guards commit 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b.",
+        "Guards commit 1234567 (all digits, so it says commit).",
+        "Guards acme/trainer#828.",
+        "Guards the fix from PR #198 against the regression introduced by PR #193.",
+        "Multi-line docstring.\n\n    Regression from (#828).",
+    ],
+)
+def test_accepted_reference_forms(docstring):
+    assert names_reference(docstring)
+
+
+@pytest.mark.parametrize(
+    "docstring",
+    [
+        None,
+        "",
+        "Micro-step targets round down.",
+        "Guards # 828 with a space.",
+        "Guards PR.",
+        "Guards PR #.",
+        "Guards GH828.",
+        "Guards issue 828.",
+        "See https://github.com/acme/trainer/issues/828.",
+        "See https://github.com/acme/trainer/pull/abc.",
+        "See https://github.com/acme/trainer/commit/abc12.",
+        "Guards abc123 (6 hex digits).",
+        "Guards 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1 (41 hex digits).",
+        "Guards deadbeefcafe (no digit: a word, not a commit).",
+        "Runs 1000000 iterations (a number, not a commit).",
+        "Parses &#828; as an HTML entity.",
+        "Uses uuid 123e4567-e89b-12d3-a456-426614174000.",
+        "Reads 0x1a2b3c4d as a hex literal.",
+        "Guards trainer#828 (no owner).",
+    ],
+)
+def test_rejected_reference_forms(docstring):
+    assert not names_reference(docstring)
+
+
+UNREFERENCED = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
+REFERENCED = 'def test_new():\n    """Guards PR #12: checks a thing."""\n    assert 1 + 1 == 2\n'
+OLD_TESTS = 'def test_old():\n    """No reference here."""\n    assert 1\n'
+
+CASES = [
+    # (id, base files, head files, PR, expected codes)
+    ("fires-on-new-test", {}, {"tests/test_a.py": UNREFERENCED}, None, ["AGT001"]),
+    ("silent-with-reference", {}, {"tests/test_a.py": REFERENCED}, None, []),
+    ("silent-on-untouched-test", {"tests/test_a.py": OLD_TESTS}, {"src/a.py": "x = 1\n"}, None, []),
+    (
+        "silent-on-untouched-test-in-changed-file",
+        {"tests/test_a.py": OLD_TESTS},
+        {"tests/test_a.py": OLD_TESTS + "\n\n" + REFERENCED},
+        None,
+        [],
+    ),
+    (
+        "edited-old-test-is-not-new",
+        {"tests/test_a.py": OLD_TESTS},
+        {"tests/test_a.py": OLD_TESTS.replace("assert 1", "assert 2")},
+        None,
+        [],
+    ),
+    ("non-test-file-ignored", {}, {"src/test_util_helpers.txt": UNREFERENCED}, None, []),
+    ("helper-function-ignored", {}, {"tests/test_a.py": "def helper():\n    pass\n"}, None, []),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_agt001_table(make_repo, case):
+    _, base, head, pr, expected = case
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001, **base}, head, pr)
+    assert codes(report) == expected
+    for f in report.findings:
+        assert f.source == "AGENTS.md:3"
+        assert f.source_text.startswith("Regression tests must name")
+
+
+TEST_STYLES = """\
+import unittest
+
+import pytest
+
+
+def test_plain():
+    assert f() == 1
+
+
+async def test_async():
+    assert await g() == 1
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_parametrized(n):
+    assert f(n) == n
+
+
+class TestGroup:
+    def test_method(self):
+        assert f() == 1
+
+    class TestNested:
+        async def test_nested_async(self):
+            assert f() == 1
+
+    def helper(self):
+        pass
+
+
+class Cases(unittest.TestCase):
+    def test_case(self):
+        self.assertEqual(f(), 1)
+
+    def setUp(self):
+        pass
+
+
+class MoreCases(Cases):
+    def test_inherited_base(self):
+        self.assertEqual(f(), 1)
+
+
+class Helper:
+    def test_not_collected(self):
+        pass
+"""
+
+
+def test_every_test_style_is_found(make_repo):
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_styles.py": TEST_STYLES})
+    found = sorted(f.message.split("`")[1] for f in report.findings)
+    assert found == [
+        "Cases.test_case",
+        "MoreCases.test_inherited_base",
+        "TestGroup.TestNested.test_nested_async",
+        "TestGroup.test_method",
+        "test_async",
+        "test_parametrized",
+        "test_plain",
+    ]
+
+
+def test_message_proposes_docstring_with_pr_number(make_repo):
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": UNREFERENCED}, PullRequest(number=828)
+    )
+    (f,) = report.findings
+    assert '`"""Guards PR #828: checks a thing."""`' in f.message
+    assert (f.path, f.line) == ("tests/test_a.py", 1)
+
+
+def test_message_without_pr_number_and_docstring(make_repo):
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": "def test_x():\n    assert f()\n"}
+    )
+    (f,) = report.findings
+    assert "has no docstring" in f.message and "PR #<number>" in f.message
+
+
+def _config(mode: str) -> str:
+    return f"rules:\n  AGT001:\n    options:\n      regression: {mode}\n"
+
+
+MARKED = (
+    'def test_plain():\n    """Checks."""\n    assert f()\n\n\n'
+    'def test_regression_overflow():\n    """Checks."""\n    assert f()\n\n\n'
+    'def test_other():\n    """Guards against the tokenizer bug."""\n    assert f()\n\n\n'
+    '@pytest.mark.regression\ndef test_marked():\n    """Checks."""\n    assert f()\n'
+)
+
+
+@pytest.mark.parametrize(
+    "mode, pr, expected",
+    [
+        ("all-new-tests", None, 4),
+        ("marked", None, 3),
+        ("fix-prs", PullRequest(title="Add tokenizer"), 0),
+        ("fix-prs", PullRequest(title="Fix tokenizer overflow"), 4),
+        ("fix-prs", PullRequest(title="Tokenizer", body="Fixes #12."), 4),
+        ("fix-prs", PullRequest(title="Tokenizer", labels=("type: bug",)), 4),
+    ],
+)
+def test_regression_modes(make_repo, mode, pr, expected):
+    base = {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": _config(mode)}
+    report = review_change(make_repo, base, {"tests/test_a.py": MARKED}, pr)
+    assert codes(report) == ["AGT001"] * expected
+
+
+def test_unknown_mode_is_reported_and_default_used(make_repo):
+    base = {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": _config("sometimes")}
+    report = review_change(make_repo, base, {"tests/test_a.py": UNREFERENCED})
+    assert codes(report) == ["AGT001", "AGT001"]
+    assert "`sometimes`" in report.findings[0].message and report.findings[0].path is None
+
+
+@pytest.mark.parametrize(
+    "pr, fix",
+    [
+        (PullRequest(title="fix: overflow"), True),
+        (PullRequest(title="Prefix the logger"), False),
+        (PullRequest(body="This reverts the tokenizer change."), False),
+        (PullRequest(labels=("regression",)), True),
+        (PullRequest(), False),
+    ],
+)
+def test_fix_pr_detection(pr, fix):
+    assert is_fix_pr(pr) is fix
+
+
+def test_bundled_example_fires_then_stops_once_docstring_names_pr(tmp_path):
+    report = review(materialize(ROOT / "examples/mobile300", tmp_path / "before"))
+    (f,) = [f for f in report.findings if f.rule == "AGT001"]
+    assert f.path == "tests/test_train_cli.py" and f.line == 9
+    assert f.source == "AGENTS.md:6" and "Regression tests must name the PR/commit" in f.source_text
+    assert "Guards PR #828:" in f.message
+    # The same example, with the docstring the message proposes.
+    fixed = tmp_path / "example"
+    shutil.copytree(ROOT / "examples/mobile300", fixed)
+    test = fixed / "head/tests/test_train_cli.py"
+    test.write_text(test.read_text().replace('"""Micro-step', '"""Guards PR #828: micro-step'))
+    after = review(materialize(fixed, tmp_path / "after"))
+    assert [f for f in after.findings if f.rule == "AGT001"] == []
+    # The base test (PR #812) was untouched and never produced a finding either way.
+    assert all(f.line != 4 for f in report.findings)

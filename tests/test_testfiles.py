@@ -1,0 +1,99 @@
+"""Test discovery by parsing: every test style, touched flags, and files that do not parse."""
+
+import pytest
+
+from rules.testfiles import is_test_path, parse_tests
+from tests.helpers import codes, review_change
+
+AGENTS_ALL = (
+    "- Regression tests must name the PR they guard.\n- No tautological tests.\n"
+    "- Don't rewrite passing tests to match new behavior.\n"
+)
+
+STYLES = [
+    ("pytest-function", "def test_a():\n    pass\n", ["test_a"]),
+    ("async-function", "async def test_a():\n    pass\n", ["test_a"]),
+    ("parametrized", "@pytest.mark.parametrize('x', [1])\ndef test_a(x):\n    pass\n", ["test_a"]),
+    ("test-class", "class TestA:\n    def test_b(self):\n        pass\n", ["TestA.test_b"]),
+    (
+        "unittest-case",
+        "class Cases(unittest.TestCase):\n    def test_b(self):\n        pass\n"
+        "    def helper(self):\n        pass\n",
+        ["Cases.test_b"],
+    ),
+    (
+        "nested-classes",
+        "class TestA:\n    class TestB:\n        async def test_c(self):\n            pass\n",
+        ["TestA.TestB.test_c"],
+    ),
+    (
+        "local-base-class",
+        "class Base(TestCase):\n    pass\n\nclass Mine(Base):\n    def test_b(self):\n        pass\n",
+        ["Mine.test_b"],
+    ),
+    ("module-level-if", "if HAVE_GPU:\n    def test_gpu():\n        pass\n", ["test_gpu"]),
+    ("nested-function-not-a-test", "def test_a():\n    def test_inner():\n        pass\n", ["test_a"]),
+    ("plain-class-not-collected", "class Helper:\n    def test_b(self):\n        pass\n", []),
+    ("non-test-function", "def helper_test():\n    pass\n", []),
+]
+
+
+@pytest.mark.parametrize("source, expected", [c[1:] for c in STYLES], ids=[c[0] for c in STYLES])
+def test_discovery(source, expected):
+    tf = parse_tests("tests/test_x.py", source, frozenset())
+    assert tf.error is None
+    assert [t.qualname for t in tf.tests] == expected
+
+
+def test_added_and_changed_flags():
+    source = (
+        "@pytest.mark.parametrize('x', [1, 2])\ndef test_a(x):\n    assert x\n\n\n"
+        "def test_b():\n    assert 1\n"
+    )
+    tf = parse_tests("tests/test_x.py", source, frozenset({1}))
+    a, b = tf.tests
+    assert (a.added, a.changed, a.start_line, a.line) == (False, True, 1, 2)
+    assert (b.added, b.changed) == (False, False)
+
+
+@pytest.mark.parametrize(
+    "path, is_test",
+    [
+        ("tests/test_a.py", True),
+        ("pkg/a_test.py", True),
+        ("test_a.py", True),
+        ("tests/helpers.py", True),
+        ("src/a.py", False),
+        ("tests/data.json", False),
+    ],
+)
+def test_is_test_path(path, is_test):
+    assert is_test_path(path) is is_test
+
+
+def test_syntax_error_is_one_finding_naming_file_and_line(make_repo):
+    broken = 'def test_a():\n    """Guards #1."""\n    assert f(\n\n\ndef test_b():\n    pass\n'
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": AGENTS_ALL, "tests/test_ok.py": "def test_z():\n    assert f() == 1\n"},
+        {"tests/test_bad.py": broken, "tests/test_ok.py": "def test_z():\n    assert f() == 2\n"},
+    )
+    bad = [f for f in report.findings if f.path == "tests/test_bad.py"]
+    assert len(bad) == 1
+    assert bad[0].line == 3 and "could not be parsed" in bad[0].message and "syntax error" in bad[0].message
+    # The other file is still reviewed: its expected value changed in a test-only PR.
+    assert ("AGT003", "tests/test_ok.py") in [(f.rule, f.path) for f in report.findings]
+
+
+def test_unreadable_test_file_is_a_finding_not_a_crash(make_repo):
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_ALL}, {"tests/test_bin.py": b"def test_a():\x00\n"}
+    )
+    assert codes(report) == ["AGT001"]
+    assert "NUL" in report.findings[0].message
+
+
+def test_deeply_nested_file_is_a_finding(make_repo):
+    deep = "def test_a():\n    x = " + "(" * 300 + "1" + ")" * 300 + "\n"
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_ALL}, {"tests/test_deep.py": deep})
+    assert codes(report) == ["AGT001"] and "could not be parsed" in report.findings[0].message

@@ -1,0 +1,161 @@
+"""action.yml and every workflow pass zizmor, actionlint and shellcheck, and keep the hardening rules."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = ROOT / "action.yml"
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml")) + sorted(
+    (ROOT / "docs" / "workflows").glob("*.yml")
+)
+PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+
+
+def _tool(name: str) -> str:
+    """A linter installed by the `test` extra (next to this interpreter, else on PATH)."""
+    local = Path(sysconfig.get_path("scripts")) / name
+    found = str(local) if local.exists() else shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: python3 -m pip install -e '.[test]'")
+    return found
+
+
+def _yaml(path: Path) -> dict:
+    # PyYAML reads the key `on` as True; name it back.
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if True in data:
+        data["on"] = data.pop(True)
+    return data
+
+
+def test_there_are_workflows():
+    names = {p.relative_to(ROOT).as_posix() for p in WORKFLOWS}
+    assert {
+        "docs/workflows/bot.yml",
+        "docs/workflows/bot-fork-review.yml",
+        "docs/workflows/bot-fork-publish.yml",
+        ".github/workflows/ci.yml",
+        ".github/workflows/bot.yml",
+    } <= names
+
+
+def test_zizmor_finds_nothing():
+    files = [str(ACTION), *map(str, WORKFLOWS)]
+    proc = subprocess.run(
+        [_tool("zizmor"), "--offline", "--no-progress", "--format", "plain", *files],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No findings to report" in proc.stdout + proc.stderr
+
+
+def test_actionlint_finds_nothing():
+    # `uses: ./` in .github/workflows/bot.yml makes actionlint check action.yml's inputs too.
+    proc = subprocess.run(
+        [_tool("actionlint"), "-shellcheck", _tool("shellcheck"), "-pyflakes", "", *map(str, WORKFLOWS)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0 and not proc.stdout, proc.stdout + proc.stderr
+
+
+def test_shellcheck_on_the_action_scripts(tmp_path):
+    # actionlint reads workflows only; the composite action's scripts get shellcheck directly.
+    for i, step in enumerate(yaml.safe_load(ACTION.read_text(encoding="utf-8"))["runs"]["steps"]):
+        if "run" not in step:
+            continue
+        assert step["shell"] == "bash"
+        script = tmp_path / f"step{i}.sh"
+        script.write_text("#!/usr/bin/env bash\nset -eo pipefail\n" + step["run"], encoding="utf-8")
+        proc = subprocess.run([_tool("shellcheck"), str(script)], capture_output=True, text=True)
+        assert proc.returncode == 0, f"{step['name']}:\n{proc.stdout}"
+
+
+def _uses(data: dict) -> list[str]:
+    steps = data.get("runs", {}).get("steps", [])
+    for job in data.get("jobs", {}).values():
+        steps += job.get("steps", [])
+    return [s["uses"] for s in steps if "uses" in s]
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_uses_are_pinned_with_a_version_comment(path):
+    text = path.read_text(encoding="utf-8")
+    for ref in _uses(_yaml(path)):
+        if ref.startswith("./"):
+            continue
+        assert PINNED.match(ref), ref
+        assert re.search(re.escape(ref) + r" # v\d+(\.\d+)*\b", text), f"{ref} has no version comment"
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_expressions_inside_run(path):
+    data = _yaml(path)
+    steps = data.get("runs", {}).get("steps", [])
+    for job in data.get("jobs", {}).values():
+        steps += job.get("steps", [])
+    for step in steps:
+        assert "${{" not in step.get("run", ""), step.get("name", step.get("run"))
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_workflow_hardening(path):
+    data = _yaml(path)
+    assert data["permissions"] == {}
+    assert "concurrency" in data
+    for name, job in data["jobs"].items():
+        assert "permissions" in job, name
+        assert isinstance(job.get("timeout-minutes"), int), name
+        for step in job["steps"]:
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False, name
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_privileged_triggers_never_check_out_code(path):
+    data = _yaml(path)
+    if not {"workflow_run", "issue_comment", "pull_request_target"} & set(data["on"]):
+        return
+    for ref in _uses(data):
+        assert not ref.startswith(("actions/checkout@", "./")), f"{path.name} checks out code: {ref}"
+
+
+def test_lock_file_pins_every_runtime_dependency_with_hashes():
+    lock = (ROOT / "requirements" / "action.txt").read_text(encoding="utf-8")
+    entries = re.findall(
+        r"^([A-Za-z0-9_.-]+)==(\S+) \\\n((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)", lock, re.M
+    )
+    pinned = {name.lower().replace("_", "-"): version for name, version, _ in entries}
+    requirement_lines = [
+        line for line in lock.splitlines() if line and not line[0].isspace() and line[0] != "#"
+    ]
+    assert len(entries) == len(requirement_lines), "every requirement needs its --hash lines"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for spec in project["dependencies"]:
+        req = Requirement(spec)
+        name = req.name.lower().replace("_", "-")
+        assert name in pinned, f"{name} is not in requirements/action.txt; refresh it (docs/startup.md)"
+        assert req.specifier.contains(pinned[name]), f"{name}=={pinned[name]} does not satisfy {spec}"
+
+
+def test_help_is_import_light():
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "bot", "--help"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert proc.returncode == 0
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert not imported & {"github", "pydantic", "jinja2", "yaml", "requests", "unidiff"}, imported
