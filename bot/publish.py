@@ -321,7 +321,9 @@ def plan_publish(
     """Decide every write by comparing the report with what the pull request shows now."""
     status = status_plan(report, check_run)
     same_status = state.head == info.head_sha and state.status == status.digest
-    new_state = State(head=info.head_sha, status=status.digest, waivers=report.waivers)
+    # Only waivers from comment commands live in the state; in-code waivers are found in the code each run.
+    kept = tuple(w for w in report.waivers if w.fingerprint is not None)
+    new_state = State(head=info.head_sha, status=status.digest, waivers=kept)
     body = comment_body(report.model_copy(update={"labels": desired}), new_state)
     mine = ours(comments, identity)
     add, remove = label_changes(info.labels, desired, config)

@@ -37,7 +37,10 @@ def stamp(waiver: Waiver, report: Report, changeset: ChangeSet) -> Waiver:
 def apply_waivers(
     report: Report, waivers: tuple[Waiver, ...], changeset: ChangeSet, config: Config
 ) -> tuple[Report, tuple[Waiver, ...]]:
-    """The report with waived findings removed, and the waivers that lapsed because their code changed."""
+    """The report with waived findings removed, and the waivers that lapsed because their code changed.
+
+    waivers are the comment waivers (they carry a fingerprint); in-code waivers in the report stay.
+    """
     active: dict[str, Waiver] = {}
     lapsed: list[Waiver] = []
     for w in waivers:
@@ -55,7 +58,7 @@ def apply_waivers(
             "findings": findings,
             "verdict": verdict,
             "labels": labels_for(verdict, config),
-            "waivers": tuple(active.values()),
+            "waivers": report.waivers + tuple(active.values()),
             "notes": report.notes + notes,
         }
     )

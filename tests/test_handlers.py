@@ -224,3 +224,15 @@ def test_review_event_without_checkout_reads_config_from_the_api(gh, setup):
     deliver(gh, None, "pull_request_review", ghapi.review_event("submitted", st, "bob", "approved"))
     assert st.labels == ["status:needs-work"]  # no review label without ready
     assert len(gh.calls()) == 3 and gh.writes() == []
+
+
+def test_comment_waivers_and_in_code_waivers_coexist(gh, setup):
+    waived = "def test_other():  # bot: ignore[AGT001] exercised by the nightly job\n    assert True\n"
+    r, st = setup(head={"tests/test_a.py": NEW_TEST, "tests/test_b.py": waived})
+    comment(gh, r, st, "@bot waive AGT001 intended", "bob")
+    ctx = Context(client=github_client(gh), checkout=r.path)
+    review_pull(ctx, 7)
+    state = decode_state(mine(st)[0]["body"])
+    assert [w.by for w in state.waivers] == ["bob"]  # the state keeps comment waivers only
+    assert "lapsed" not in mine(st)[0]["body"] and ctx.report.findings == ()
+    assert {w.path for w in ctx.report.waivers} >= {"tests/test_b.py"}
