@@ -1,4 +1,4 @@
-"""The `bot` command line: `bot check`, `bot rules`, `bot example`, `bot steps`, `bot action`."""
+"""The `bot` command line: check, review, rules, example, steps and action subcommands."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from bot.app import add_parser as _review_parser
+from bot.app import cmd_review
 
 FAIL_LEVELS = ("none", "notice", "warning", "error")
 
@@ -49,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     _check_parser(sub)
+    _review_parser(sub, _output_args)
     r = sub.add_parser("rules", help="list the rules with their documentation")
     r.add_argument("--format", choices=("text", "markdown"), default="text")
     r.add_argument("--explain", action="store_true", help="show which AGENTS.md lines turn on which rule")
@@ -185,6 +189,7 @@ def cmd_steps(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "check": cmd_check,
+    "review": cmd_review,
     "rules": cmd_rules,
     "example": cmd_example,
     "steps": cmd_steps,

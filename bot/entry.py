@@ -7,6 +7,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from pydantic import SecretStr
+
+from bot.api import DEFAULT_API_URL
+from bot.models import Frozen
+
 
 class ActionsPaths(NamedTuple):
     """Files the Actions runner gives a step (None outside Actions)."""
@@ -28,4 +33,31 @@ def actions_paths(environ: Mapping[str, str] | None = None) -> ActionsPaths:
         output=_path(env, "GITHUB_OUTPUT"),
         summary=_path(env, "GITHUB_STEP_SUMMARY"),
         temp=_path(env, "RUNNER_TEMP"),
+    )
+
+
+class Settings(Frozen):
+    """What `bot review` takes from the environment; the token's repr never shows it."""
+
+    event_name: str | None = None
+    event_path: str | None = None
+    repository: str | None = None
+    token: SecretStr | None = None
+    api_url: str = DEFAULT_API_URL
+    workspace: str | None = None
+    in_actions: bool = False
+
+
+def settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from the environment (GITHUB_API_URL is set by GitHub Enterprise Server runners)."""
+    env = os.environ if environ is None else environ
+    token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN")
+    return Settings(
+        event_name=env.get("GITHUB_EVENT_NAME") or None,
+        event_path=env.get("GITHUB_EVENT_PATH") or None,
+        repository=env.get("GITHUB_REPOSITORY") or None,
+        token=SecretStr(token) if token else None,
+        api_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
+        workspace=env.get("GITHUB_WORKSPACE") or None,
+        in_actions=env.get("GITHUB_ACTIONS") == "true",
     )

@@ -197,6 +197,8 @@ class Waiver(Frozen):
     reason: str
     by: str | None = None
     at: str | None = None
+    # Digest of the code the waived findings pointed at; the waiver lapses when it changes.
+    fingerprint: str | None = None
 
 
 class StepValues(Frozen):

@@ -71,3 +71,23 @@ def make_repo(tmp_path: Path):
         return r
 
     return build
+
+
+@pytest.fixture
+def gh():
+    """A fake GitHub (api.github.com) whose every mocked body is checked against GitHub's schemas."""
+    import responses
+
+    from tests.ghapi import FakeGitHub
+
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        yield FakeGitHub(rsps)
+
+
+def github_client(fake, retry=None):
+    """A PyGithub-backed client for the fake: no throttling, and retries only as the case configures."""
+    from bot.github import BoundedRetry, connect
+
+    return connect(
+        "ghs_testtoken123", fake.repo, fake.base_url, retry=retry or BoundedRetry(total=2), throttle=False
+    )

@@ -1,0 +1,121 @@
+"""Frozen models of the GitHub objects the bot reads, and the client interface the edges share."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.models import Frozen
+
+DEFAULT_API_URL = "https://api.github.com"
+
+
+class GitHubError(Exception):
+    """A GitHub API failure, with a message fit for the user (never the token or request headers).
+
+    kind is one of: auth (401), read-only (403 "Resource not accessible by integration"), forbidden,
+    not-found, rate-limited, invalid (422), unavailable (5xx, timeouts, connection errors).
+    """
+
+    def __init__(self, kind: str, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+
+    @property
+    def fatal_for_writes(self) -> bool:
+        """Errors that retrying or the next write cannot fix: stop writing and say so once."""
+        return self.kind in ("auth", "read-only", "forbidden", "rate-limited")
+
+
+class PullInfo(Frozen):
+    """A pull request as the REST API returns it, reduced to what the bot uses."""
+
+    number: int
+    title: str = ""
+    body: str = ""
+    author: str
+    draft: bool = False
+    state: str = "open"
+    head_sha: str
+    head_ref: str | None = None
+    base_sha: str
+    base_ref: str | None = None
+    labels: tuple[str, ...] = ()
+    changed_files: int = 0
+    url: str | None = None
+
+
+class PullFile(Frozen):
+    """One entry of the pull request files list; patch is None when GitHub omits it."""
+
+    path: str
+    status: str
+    previous_path: str | None = None
+    patch: str | None = None
+    changes: int = 0
+
+
+class Comment(Frozen):
+    """An issue comment on a pull request."""
+
+    id: int
+    author: str
+    author_type: str = "User"
+    body: str = ""
+    created_at: str = ""
+
+
+class ReviewInfo(Frozen):
+    """A submitted pull request review."""
+
+    id: int
+    author: str
+    state: str
+    commit_id: str | None = None
+    submitted_at: str | None = None
+
+
+class Annotation(Frozen):
+    """A check-run annotation."""
+
+    path: str
+    line: int
+    level: str
+    title: str
+    message: str
+
+
+class Client(Protocol):
+    """Every GitHub call the bot makes; bot/github.py implements it with PyGithub."""
+
+    repo: str
+
+    def viewer(self) -> str: ...
+    def pull(self, number: int) -> PullInfo: ...
+    def pull_files(self, number: int) -> tuple[PullFile, ...]: ...
+    def reviews(self, number: int) -> tuple[ReviewInfo, ...]: ...
+    def comments(self, number: int) -> tuple[Comment, ...]: ...
+    def create_comment(self, number: int, body: str) -> Comment: ...
+    def edit_comment(self, comment_id: int, body: str) -> None: ...
+    def delete_comment(self, comment_id: int) -> None: ...
+    def react(self, comment_id: int, content: str) -> None: ...
+    def repo_labels(self) -> tuple[str, ...]: ...
+    def create_label(self, name: str, color: str, description: str) -> None: ...
+    def add_labels(self, number: int, names: tuple[str, ...]) -> None: ...
+    def remove_label(self, number: int, name: str) -> None: ...
+    def permission(self, login: str) -> str: ...
+    def read_file(self, ref: str, path: str) -> bytes | None: ...
+    def tree_paths(self, ref: str) -> tuple[str, ...]: ...
+    def create_status(self, sha: str, state: str, description: str, context: str) -> None: ...
+    def create_check_run(
+        self,
+        sha: str,
+        name: str,
+        conclusion: str,
+        title: str,
+        summary: str,
+        annotations: tuple[Annotation, ...],
+    ) -> int: ...
+    def update_check_run(
+        self, run_id: int, title: str, summary: str, annotations: tuple[Annotation, ...]
+    ) -> None: ...

@@ -1,0 +1,131 @@
+"""`bot review`: review a pull request on GitHub and publish the result (PyGithub imported lazily)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+STATUS_KINDS = ("commit-status", "check-run")
+
+
+class ReviewError(Exception):
+    """Something the user must fix before a review can run; one line on stderr, exit 2."""
+
+
+def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: ignore[no-untyped-def]
+    p = sub.add_parser(
+        "review",
+        help="review a pull request on GitHub and publish the status comment, labels and status",
+        description="In GitHub Actions the event comes from the environment; elsewhere pass --repo and --pr "
+        "and set GITHUB_TOKEN.",
+    )
+    p.add_argument("--repo", help="OWNER/NAME (default: GITHUB_REPOSITORY)")
+    p.add_argument("--pr", type=int, help="pull request number (outside Actions)")
+    p.add_argument(
+        "--dry-run", action="store_true", help="print the comment, label changes and status; write nothing"
+    )
+    p.add_argument(
+        "--checkout", type=Path, help="local clone to read files from when it has the PR's commits"
+    )
+    p.add_argument(
+        "--status",
+        choices=STATUS_KINDS,
+        default="commit-status",
+        help="publish a commit status (default) or a check run with annotations (needs checks: write)",
+    )
+    output_args(p)
+
+
+def _redact(text: str, token: str | None) -> str:
+    return text.replace(token, "***") if token else text
+
+
+def _event(settings):  # type: ignore[no-untyped-def]
+    from bot.events import EventError, parse_event
+
+    if not (settings.event_name and settings.event_path):
+        raise ReviewError("no event: run inside GitHub Actions, or pass --repo OWNER/NAME --pr N")
+    try:
+        data = Path(settings.event_path).read_bytes()
+    except OSError as exc:
+        raise ReviewError(f"cannot read GITHUB_EVENT_PATH: {exc.strerror}") from None
+    try:
+        return parse_event(settings.event_name, data)
+    except EventError as exc:
+        raise ReviewError(str(exc)) from None
+
+
+def _setup_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("bot: %(message)s"))
+    logger = logging.getLogger("bot")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore[no-untyped-def]
+    """The review run; client is built from the settings unless given (tests pass one built for them)."""
+    from bot.api import GitHubError
+    from bot.handlers import Context, dispatch, review_pull
+    from bot.local import SourceError
+    from bot.output import exit_code, to_json
+    from bot.render import render_comment
+
+    token = settings.token.get_secret_value() if settings.token else None
+    repo = args.repo or settings.repository
+    if not repo or repo.count("/") != 1:
+        raise ReviewError("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
+    event = None if args.pr is not None else _event(settings)
+    if client is None:
+        if not token:
+            raise ReviewError("no token: set GITHUB_TOKEN (or GH_TOKEN)")
+        from bot.github import connect
+
+        client = connect(token, repo, settings.api_url)
+    checkout = args.checkout or (Path(settings.workspace) if settings.workspace else None)
+    if checkout is None and args.pr is not None:
+        checkout = Path(".")
+    ctx = Context(
+        client=client,
+        checkout=checkout,
+        dry_run=args.dry_run,
+        check_run=args.status == "check-run",
+        echo=sys.stdout.write,
+    )
+    try:
+        if event is None:
+            review_pull(ctx, args.pr)
+        else:
+            dispatch(ctx, event)
+    except (GitHubError, SourceError) as exc:
+        if ctx.report is None:
+            raise ReviewError(_redact(str(exc), token)) from None
+        ctx.messages.append(str(exc))
+    seen: set[str] = set()
+    for message in ctx.messages:
+        if message not in seen:
+            seen.add(message)
+            print(f"bot: {_redact(message, token)}", file=sys.stderr)
+    if ctx.report is None:
+        return 0
+    if args.format == "json":
+        sys.stdout.write(to_json(ctx.report))
+    elif not args.dry_run:
+        sys.stdout.write(render_comment(ctx.report))
+    return exit_code(ctx.report, args.fail_level)
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from bot.entry import settings
+
+    env = settings()
+    _setup_logging()
+    token = env.token.get_secret_value() if env.token else None
+    try:
+        return run(args, env)
+    except ReviewError as exc:
+        print(f"bot: {_redact(str(exc), token)}", file=sys.stderr)
+        return 2

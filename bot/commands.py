@@ -1,0 +1,121 @@
+"""Comment commands (`@bot review`, `@bot help`, `@bot waive RULE reason`): parsing and permission, pure."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from bot.models import Frozen
+
+MAX_COMMANDS = 5
+MAX_REASON = 300
+WRITE = frozenset({"admin", "write", "maintain"})
+
+# Up to three spaces may precede a paragraph in markdown; four make an indented code block.
+_LINE = re.compile(r"^ {0,3}@(?P<handle>[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:\[bot\])?)(?P<rest>.*)$")
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
+_QUOTE = re.compile(r"^ {0,3}>")
+_RULE = re.compile(r"^[A-Za-z]{2,10}[0-9]{1,4}$")
+
+Name = Literal["review", "help", "waive"]
+
+HELP = (
+    "Commands (at the start of a line):\n"
+    "- `@{handle} review`: review this pull request again (PR author or write access).\n"
+    "- `@{handle} waive RULE reason`: waive a rule's findings until the code they point at changes "
+    "(write access; not the PR author).\n"
+    "- `@{handle} help`: this message."
+)
+
+
+class Command(Frozen):
+    """One command found in a comment."""
+
+    name: Name
+    rule: str | None = None
+    reason: str | None = None
+    line: int
+
+
+class Decision(Frozen):
+    """Whether a command may run, and a short reason when it may not."""
+
+    allowed: bool
+    reason: str = ""
+
+
+def _lines_outside_code(body: str) -> list[tuple[int, str]]:
+    out, fence = [], None
+    for number, line in enumerate(body.splitlines(), start=1):
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence):
+                fence = None
+            continue
+        if m:
+            fence = m.group("fence")
+            continue
+        if line.startswith(("    ", "\t")) or _QUOTE.match(line):
+            continue
+        out.append((number, line))
+    return out
+
+
+def _command(words: list[str], rest: str, line: int) -> Command | None:
+    if not words:
+        return None
+    name = words[0].lower()
+    if name in ("review", "help"):
+        return Command(name=name, line=line) if len(words) == 1 else None
+    if name == "waive" and len(words) >= 3 and _RULE.match(words[1]):
+        reason = rest.strip().split(None, 2)[2].strip()
+        return Command(name="waive", rule=words[1].upper(), reason=reason[:MAX_REASON], line=line)
+    return None
+
+
+def parse_commands(body: str, handle: str) -> tuple[Command, ...]:
+    """Commands addressed to @handle at the start of a line, outside quotes and code blocks.
+
+    A look-alike handle (`@bots`, `@bot-x`, `@bot's`), an unknown command, a review or help with arguments,
+    and a waive without a rule code or a reason are all ignored.
+    """
+    found: list[Command] = []
+    for number, line in _lines_outside_code(body or ""):
+        m = _LINE.match(line)
+        if not m or m.group("handle").lower() != handle.lower():
+            continue
+        rest = m.group("rest")
+        if rest and not rest[0].isspace():
+            continue
+        cmd = _command(rest.split(), rest, number)
+        if cmd is not None:
+            found.append(cmd)
+        if len(found) == MAX_COMMANDS:
+            break
+    return tuple(found)
+
+
+def addressed(body: str) -> bool:
+    """Whether any line could be a command to some handle: comments without one cost no API request."""
+    return any(_LINE.match(line) for _, line in _lines_outside_code(body or ""))
+
+
+def needs_permission(cmd: Command, actor: str, pr_author: str) -> bool:
+    """Whether deciding needs the collaborator-permission API (the author's own review does not)."""
+    # The author's waive is denied outright; the author's review and help need no look-up.
+    return actor.lower() != pr_author.lower()
+
+
+def authorize(cmd: Command, actor: str, pr_author: str, permission: str | None) -> Decision:
+    """May actor run cmd? permission is the API's answer, or None when the look-up failed (denied)."""
+    is_author = actor.lower() == pr_author.lower()
+    if cmd.name == "waive" and is_author:
+        return Decision(allowed=False, reason="the pull request's author cannot waive its findings")
+    if cmd.name != "waive" and is_author:
+        return Decision(allowed=True)
+    if permission is None:
+        return Decision(allowed=False, reason="your permission on this repository could not be checked")
+    if permission.lower() in WRITE:
+        return Decision(allowed=True)
+    need = "write access" if cmd.name == "waive" else "write access (or being the pull request's author)"
+    return Decision(allowed=False, reason=f"`{cmd.name}` needs {need}")

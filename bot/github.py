@@ -1,0 +1,381 @@
+"""The one module that imports PyGithub: a client with bounded retries, and every call the bot makes."""
+
+from __future__ import annotations
+
+import time
+import urllib.parse
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import requests
+from github import Auth, Github, GithubException, GithubRetry, RateLimitExceededExceedsMaxWait
+from github.IssueComment import IssueComment
+from github.PaginatedList import PaginatedList
+
+from bot.api import DEFAULT_API_URL, Annotation, Comment, GitHubError, PullFile, PullInfo, ReviewInfo
+from bot.models import MAX_TEXT_BYTES, UnreadableFile
+
+T = TypeVar("T")
+
+# No single wait may exceed this: a run ends in bounded time; a reset an hour away is reported instead.
+MAX_WAIT = 120.0
+SECONDARY_WAIT = 60.0
+TIMEOUT = 30
+READ_ONLY = "Resource not accessible by integration"
+
+
+def _header_seconds(headers: Any, name: str) -> float | None:
+    value = headers.get(name) if headers else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+class BoundedRetry(GithubRetry):
+    """PyGithub's retry with a cap on every wait: a Retry-After or reset beyond it raises instead."""
+
+    def __init__(self, max_wait: float = MAX_WAIT, **kwargs: Any) -> None:
+        self.max_wait = max_wait
+        kwargs.setdefault("secondary_rate_wait", min(SECONDARY_WAIT, max_wait))
+        kwargs.setdefault("max_rate_limit_wait", max_wait)
+        kwargs.setdefault("total", 3)
+        kwargs.setdefault("backoff_factor", 2.0)
+        kwargs.setdefault("backoff_max", max_wait)
+        # 429 is retried too: PyGithub alone does not treat it as a rate limit.
+        kwargs.setdefault("status_forcelist", [*range(500, 600), 429])
+        super().__init__(**kwargs)
+
+    def new(self, **kw: Any) -> BoundedRetry:
+        kw["max_wait"] = self.max_wait
+        return super().new(**kw)  # type: ignore[return-value]
+
+    def wait_for(self, status: int, headers: Any) -> float:
+        """Seconds to wait before retrying a response, or RateLimitExceededExceedsMaxWait past the cap."""
+        after = _header_seconds(headers, "Retry-After")
+        if after is None and status in (403, 429):
+            if _header_seconds(headers, "X-RateLimit-Remaining") == 0:
+                reset = _header_seconds(headers, "X-RateLimit-Reset") or 0.0
+                after = max(0.0, reset - time.time()) + 1
+            elif status == 429:
+                after = self.secondary_rate_wait
+        if after is None:
+            return 0.0
+        if after > self.max_wait:
+            raise RateLimitExceededExceedsMaxWait(
+                status, {"message": "rate limited"}, dict(headers or {}), wait=after
+            )
+        return after
+
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):  # type: ignore[no-untyped-def,override]
+        if response is not None and response.status in (403, 429):
+            wait = self.wait_for(response.status, response.headers)
+            retry = super().increment(method, url, response, error, _pool, _stacktrace)
+            if wait and response.status == 429:
+                retry.get_backoff_time = lambda: wait  # type: ignore[method-assign]
+            return retry
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
+    def get_retry_after(self, response: Any) -> float | None:
+        value = super().get_retry_after(response)
+        return None if value is None else min(value, self.max_wait)
+
+
+def _message(exc: GithubException) -> str:
+    data = exc.data
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return data["message"]
+    return exc.message or ""
+
+
+def _reset_time(headers: Any) -> str:
+    reset = _header_seconds(headers, "X-RateLimit-Reset")
+    if reset is None:
+        return "later"
+    return datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def translate(exc: Exception, what: str) -> GitHubError:
+    """A GitHubError with one clear sentence; never the token, headers or request body."""
+    if isinstance(exc, RateLimitExceededExceedsMaxWait):
+        return GitHubError(
+            "rate-limited",
+            f"{what}: GitHub rate limit; waiting would take longer than {MAX_WAIT:.0f}s "
+            f"(resets {_reset_time(exc.headers)}). Nothing more was written; run again after the reset.",
+            exc.status,
+        )
+    if isinstance(exc, GithubException):
+        status, msg = exc.status, _message(exc)
+        if status == 401:
+            return GitHubError(
+                "auth",
+                f"{what}: GitHub rejected the token (401 {msg or 'Bad credentials'}); check GITHUB_TOKEN.",
+                401,
+            )
+        if status == 403 and READ_ONLY in msg:
+            return GitHubError(
+                "read-only",
+                f"{what}: the token may not write here (403 {READ_ONLY}). On pull requests from forks "
+                "the workflow token is read-only; the bot needs pull-requests: write, issues: write and "
+                "statuses: write (or checks: write).",
+                403,
+            )
+        if status in (403, 429) and "rate limit" in msg.lower():
+            return GitHubError(
+                "rate-limited",
+                f"{what}: GitHub rate limit ({msg}); resets {_reset_time(exc.headers)}.",
+                status,
+            )
+        if status == 403:
+            return GitHubError("forbidden", f"{what}: GitHub refused the request (403 {msg}).", 403)
+        if status == 404:
+            return GitHubError("not-found", f"{what}: not found (404).", 404)
+        if status == 422:
+            return GitHubError("invalid", f"{what}: GitHub refused the data (422 {msg}).", 422)
+        return GitHubError("unavailable", f"{what}: GitHub answered {status} {msg}".rstrip() + ".", status)
+    if isinstance(exc, requests.exceptions.RequestException):
+        return GitHubError(
+            "unavailable", f"{what}: GitHub did not answer ({type(exc).__name__}) after retries."
+        )
+    raise exc
+
+
+def _user(obj: Any) -> tuple[str, str]:
+    # A deleted account shows as null; GitHub renders it as "ghost".
+    return (obj.login, obj.type or "User") if obj is not None else ("ghost", "User")
+
+
+def _stamp(value: datetime | None) -> str:
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
+
+
+class GitHubClient:
+    """Every GitHub API call the bot makes, for one repository."""
+
+    def __init__(self, gh: Github, repo: str) -> None:
+        self.gh = gh
+        self.repo = repo
+        self._repo = gh.get_repo(repo)
+        self._path = f"/repos/{repo}"
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except (GithubException, requests.exceptions.RequestException) as exc:
+            raise translate(exc, what) from None
+
+    def _json(
+        self, verb: str, path: str, body: dict[str, Any] | None = None, params: dict | None = None
+    ) -> Any:
+        what = f"{verb} {path}"
+        req = self.gh.requester
+        return self._call(what, lambda: req.requestJsonAndCheck(verb, path, parameters=params, input=body)[1])
+
+    def viewer(self) -> str:
+        """The token's own login (workflow tokens cannot read GET /user; GraphQL viewer works)."""
+        data = self._call(
+            "viewer", lambda: self.gh.requester.graphql_query("query { viewer { login } }", {})[1]
+        )
+        return data["data"]["viewer"]["login"]
+
+    def pull(self, number: int) -> PullInfo:
+        data = self._json("GET", f"{self._path}/pulls/{number}")
+        return PullInfo(
+            number=data["number"],
+            title=data.get("title") or "",
+            body=data.get("body") or "",
+            author=(data.get("user") or {}).get("login", "ghost"),
+            draft=bool(data.get("draft")),
+            state=data.get("state", "open"),
+            head_sha=data["head"]["sha"],
+            head_ref=data["head"].get("ref"),
+            base_sha=data["base"]["sha"],
+            base_ref=data["base"].get("ref"),
+            labels=tuple(lb["name"] for lb in data.get("labels") or ()),
+            changed_files=data.get("changed_files") or 0,
+            url=data.get("html_url"),
+        )
+
+    def pull_files(self, number: int) -> tuple[PullFile, ...]:
+        pages = self._repo.get_pull(number).get_files()
+        return self._call(
+            f"GET {self._path}/pulls/{number}/files",
+            lambda: tuple(
+                PullFile(
+                    path=f.filename,
+                    status=f.status,
+                    previous_path=f.previous_filename,
+                    patch=f.patch,
+                    changes=f.changes or 0,
+                )
+                for f in pages
+            ),
+        )
+
+    def reviews(self, number: int) -> tuple[ReviewInfo, ...]:
+        pages = self._repo.get_pull(number).get_reviews()
+        return self._call(
+            f"GET {self._path}/pulls/{number}/reviews",
+            lambda: tuple(
+                ReviewInfo(
+                    id=r.id,
+                    author=_user(r.user)[0],
+                    state=r.state,
+                    commit_id=r.commit_id,
+                    submitted_at=_stamp(r.submitted_at),
+                )
+                for r in pages
+            ),
+        )
+
+    def comments(self, number: int) -> tuple[Comment, ...]:
+        path = f"{self._path}/issues/{number}/comments"
+        pages = PaginatedList(IssueComment, self.gh.requester, path, None)
+        return self._call(
+            f"GET {path}",
+            lambda: tuple(
+                Comment(
+                    id=c.id,
+                    author=_user(c.user)[0],
+                    author_type=_user(c.user)[1],
+                    body=c.body or "",
+                    created_at=_stamp(c.created_at),
+                )
+                for c in pages
+            ),
+        )
+
+    def create_comment(self, number: int, body: str) -> Comment:
+        data = self._json("POST", f"{self._path}/issues/{number}/comments", {"body": body})
+        return Comment(
+            id=data["id"],
+            author=(data.get("user") or {}).get("login", "ghost"),
+            body=data.get("body") or "",
+            created_at=data.get("created_at", ""),
+        )
+
+    def edit_comment(self, comment_id: int, body: str) -> None:
+        self._json("PATCH", f"{self._path}/issues/comments/{comment_id}", {"body": body})
+
+    def delete_comment(self, comment_id: int) -> None:
+        try:
+            self._json("DELETE", f"{self._path}/issues/comments/{comment_id}")
+        except GitHubError as exc:
+            if exc.kind != "not-found":  # already gone: a concurrent run removed it
+                raise
+
+    def react(self, comment_id: int, content: str) -> None:
+        self._json("POST", f"{self._path}/issues/comments/{comment_id}/reactions", {"content": content})
+
+    def repo_labels(self) -> tuple[str, ...]:
+        pages = self._repo.get_labels()
+        return self._call(f"GET {self._path}/labels", lambda: tuple(lb.name for lb in pages))
+
+    def create_label(self, name: str, color: str, description: str) -> None:
+        try:
+            self._json(
+                "POST", f"{self._path}/labels", {"name": name, "color": color, "description": description}
+            )
+        except GitHubError as exc:
+            if exc.kind != "invalid":  # 422 already_exists: created meanwhile, which is what we wanted
+                raise
+
+    def add_labels(self, number: int, names: tuple[str, ...]) -> None:
+        self._json("POST", f"{self._path}/issues/{number}/labels", {"labels": list(names)})
+
+    def remove_label(self, number: int, name: str) -> None:
+        quoted = urllib.parse.quote(name, safe="")
+        try:
+            self._json("DELETE", f"{self._path}/issues/{number}/labels/{quoted}")
+        except GitHubError as exc:
+            if exc.kind != "not-found":  # not there: already the state we want
+                raise
+
+    def permission(self, login: str) -> str:
+        what = f"GET {self._path}/collaborators/{login}/permission"
+        return self._call(what, lambda: self._repo.get_collaborator_permission(login))
+
+    def read_file(self, ref: str, path: str) -> bytes | None:
+        try:
+            found = self._call(f"GET contents of {path}", lambda: self._repo.get_contents(path, ref=ref))
+        except GitHubError as exc:
+            if exc.kind == "not-found":
+                return None
+            raise
+        if isinstance(found, list) or found.type not in ("file", "symlink"):
+            return None
+        if found.type == "symlink":
+            return (found.target or "").encode()
+        if found.size > MAX_TEXT_BYTES or found.encoding != "base64":
+            raise UnreadableFile(
+                path, f"file is {found.size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit"
+            )
+        return found.decoded_content
+
+    def tree_paths(self, ref: str) -> tuple[str, ...]:
+        tree = self._call(f"GET tree {ref[:12]}", lambda: self._repo.get_git_tree(ref, recursive=True))
+        return tuple(e.path for e in tree.tree if e.type == "blob")
+
+    def create_status(self, sha: str, state: str, description: str, context: str) -> None:
+        body = {"state": state, "description": description[:140], "context": context}
+        self._json("POST", f"{self._path}/statuses/{sha}", body)
+
+    def create_check_run(
+        self,
+        sha: str,
+        name: str,
+        conclusion: str,
+        title: str,
+        summary: str,
+        annotations: tuple[Annotation, ...],
+    ) -> int:
+        output = {"title": title, "summary": summary, "annotations": [_annotation(a) for a in annotations]}
+        body = {
+            "name": name,
+            "head_sha": sha,
+            "status": "completed",
+            "conclusion": conclusion,
+            "output": output,
+        }
+        return self._json("POST", f"{self._path}/check-runs", body)["id"]
+
+    def update_check_run(
+        self, run_id: int, title: str, summary: str, annotations: tuple[Annotation, ...]
+    ) -> None:
+        output = {"title": title, "summary": summary, "annotations": [_annotation(a) for a in annotations]}
+        self._json("PATCH", f"{self._path}/check-runs/{run_id}", {"output": output})
+
+
+def _annotation(a: Annotation) -> dict[str, Any]:
+    return {
+        "path": a.path,
+        "start_line": a.line,
+        "end_line": a.line,
+        "annotation_level": a.level,
+        "title": a.title,
+        "message": a.message,
+    }
+
+
+def connect(
+    token: str,
+    repo: str,
+    base_url: str = DEFAULT_API_URL,
+    retry: GithubRetry | None = None,
+    timeout: int = TIMEOUT,
+    throttle: bool = True,
+) -> GitHubClient:
+    """A client for one repository; base_url is GITHUB_API_URL (GitHub Enterprise Server: https://HOST/api/v3)."""
+    gh = Github(
+        auth=Auth.Token(token),
+        base_url=base_url.rstrip("/"),
+        timeout=timeout,
+        per_page=100,
+        retry=retry if retry is not None else BoundedRetry(),
+        lazy=True,
+        # PyGithub's pacing keeps a busy repository under the secondary limits; tests turn it off.
+        seconds_between_requests=0.25 if throttle else None,
+        seconds_between_writes=1.0 if throttle else None,
+    )
+    return GitHubClient(gh, repo)

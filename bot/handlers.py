@@ -1,0 +1,248 @@
+"""Event routing: an explicit table from (event, action) to a handler, and the review run they share."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.api import Client, GitHubError, PullInfo
+from bot.commands import HELP, Command, addressed, authorize, needs_permission, parse_commands
+from bot.config import CONFIG_PATH, Config, ConfigError, load_config
+from bot.engine import labels_for, read_config, review
+from bot.events import Event
+from bot.local import GitReader
+from bot.models import Report, UnreadableFile, Waiver
+from bot.publish import (
+    Plan,
+    Publisher,
+    State,
+    decode_state,
+    describe,
+    desired_labels,
+    is_approved,
+    label_changes,
+    ours,
+    plan_publish,
+    review_labels,
+)
+from bot.pull import load_pull, local_checkout, unreviewed_that_matter
+from bot.render import MARKER
+from bot.waivers import apply_waivers, stamp
+
+log = logging.getLogger(__name__)
+
+REPLY_MARKER = "<!-- bot-review:reply -->"
+PR_EDITS = frozenset({"title", "body", "base"})
+
+
+@dataclass
+class Context:
+    """What a handler needs: the client, where a checkout may be, and how to publish."""
+
+    client: Client
+    checkout: Path | None = None
+    dry_run: bool = False
+    check_run: bool = False
+    echo: Callable[[str], None] = print
+    # Filled by the run: the report (for stdout and the exit code) and the one message about writing.
+    report: Report | None = None
+    messages: list[str] = field(default_factory=list)
+    writes: int = 0
+
+
+def _config_at(ctx: Context, base_sha: str) -> Config:
+    """The trusted config at the base commit, from the checkout when it has it, else from the API."""
+    top = local_checkout(ctx.checkout, base_sha)
+    try:
+        data = (
+            GitReader(top).read(base_sha, CONFIG_PATH) if top else ctx.client.read_file(base_sha, CONFIG_PATH)
+        )
+        return load_config(data)
+    except (ConfigError, UnreadableFile) as exc:
+        log.warning("config ignored, defaults used: %s", exc)
+        return Config()
+
+
+def _guard_partial(report: Report, missing: tuple[str, ...], config: Config) -> Report:
+    # A review that could not see files a rule reads must not call the pull request ready.
+    if not missing or report.verdict != "ready":
+        return report
+    shown = ", ".join(missing[:5]) + (" and more" if len(missing) > 5 else "")
+    note = f"Review incomplete, so not marked ready: {shown} could not be reviewed."
+    return report.model_copy(
+        update={
+            "verdict": "needs-work",
+            "labels": labels_for("needs-work", config),
+            "notes": (*report.notes, note),
+        }
+    )
+
+
+def _finish(ctx: Context, publisher: Publisher) -> None:
+    ctx.writes += publisher.writes
+    if publisher.error is not None:
+        ctx.messages.append(str(publisher.error))
+    ctx.messages.extend(publisher.problems)
+
+
+def review_pull(
+    ctx: Context, number: int, new_waivers: tuple[Waiver, ...] = (), start: PullInfo | None = None
+) -> None:
+    """Review a pull request and publish the result, unless its head moved on meanwhile."""
+    client = ctx.client
+    info = start or client.pull(number)
+    changeset = load_pull(client, info, ctx.checkout)
+    config = read_config(changeset)[0]
+    report = review(changeset)
+    identity = client.viewer()
+    comments = client.comments(number)
+    mine = ours(comments, identity)
+    state = decode_state(mine[0].body) if mine else State()
+    waivers = state.waivers + tuple(stamp(w, report, changeset) for w in new_waivers)
+    report, _ = apply_waivers(report, waivers, changeset, config)
+    report = _guard_partial(report, unreviewed_that_matter(changeset, config), config)
+    approved = is_approved(client.reviews(number), info.author, info.head_sha)
+    desired = desired_labels(report.verdict, info.draft, approved, config)
+    report = report.model_copy(update={"labels": desired})
+    ctx.report = report
+    fresh = client.pull(number)
+    if fresh.head_sha != info.head_sha:
+        ctx.messages.append(
+            f"pull request #{number} moved from {info.head_sha[:12]} to {fresh.head_sha[:12]} during this "
+            "run; this result was not published (the run for the new head publishes its own)."
+        )
+        return
+    plan = plan_publish(report, fresh, comments, identity, state, desired, config, ctx.check_run)
+    _publish(ctx, plan, identity, config)
+
+
+def _publish(ctx: Context, plan: Plan, identity: str, config: Config) -> None:
+    if ctx.dry_run:
+        ctx.echo(describe(plan))
+    publisher = Publisher(ctx.client, dry_run=ctx.dry_run, echo=lambda line: log.info("%s", line))
+    publisher.apply(plan, identity, config)
+    _finish(ctx, publisher)
+
+
+def on_pull_request(ctx: Context, event: Event) -> None:
+    assert event.pull_request is not None
+    review_pull(ctx, event.pull_request.number)
+
+
+def on_edited(ctx: Context, event: Event) -> None:
+    if not PR_EDITS & set(event.changes):
+        log.info("pull request edited without a title, body or base change: nothing to do")
+        return
+    on_pull_request(ctx, event)
+
+
+def on_review(ctx: Context, event: Event) -> None:
+    """A review was submitted or dismissed: recompute the review label only."""
+    pr = event.pull_request
+    assert pr is not None
+    client = ctx.client
+    config = _config_at(ctx, pr.base.sha)
+    approved = is_approved(client.reviews(pr.number), pr.user.login, pr.head.sha)
+    fresh = client.pull(pr.number)
+    if fresh.head_sha != pr.head.sha:
+        ctx.messages.append(
+            f"pull request #{pr.number} moved on since the review; labels left to the next run."
+        )
+        return
+    add, remove = label_changes(fresh.labels, review_labels(fresh.labels, approved, config), config)
+    if ctx.dry_run:
+        ctx.echo(f"Labels to add: {list(add) or 'none'}; to remove: {list(remove) or 'none'}\n")
+    publisher = Publisher(client, dry_run=ctx.dry_run, echo=lambda line: log.info("%s", line))
+    publisher.labels(pr.number, add, remove, config)
+    _finish(ctx, publisher)
+
+
+def _reply(ctx: Context, publisher: Publisher, number: int, text: str) -> None:
+    publisher.write(
+        "reply to the command", lambda: ctx.client.create_comment(number, f"{REPLY_MARKER}\n{text}")
+    )
+
+
+def on_comment(ctx: Context, event: Event) -> None:
+    """`@bot review|help|waive` on a pull request, from someone allowed to ask."""
+    issue, comment = event.issue, event.comment
+    if issue is None or comment is None or not issue.is_pull_request:
+        log.info("comment on a plain issue: ignored")
+        return
+    body = comment.body or ""
+    if comment.user.is_bot or MARKER in body or REPLY_MARKER in body:
+        log.info("comment by a bot or by this bot: ignored")
+        return
+    if not addressed(body):
+        log.info("comment holds no command: ignored")
+        return
+    client = ctx.client
+    info = client.pull(issue.number)
+    config = _config_at(ctx, info.base_sha)
+    commands = parse_commands(body, config.handle)
+    if not commands:
+        log.info("comment holds no command for @%s: ignored", config.handle)
+        return
+    actor = comment.user.login
+    permission: str | None = None
+    publisher = Publisher(client, dry_run=ctx.dry_run, echo=ctx.echo)
+    allowed: list[Command] = []
+    for cmd in commands:
+        if needs_permission(cmd, actor, info.author) and permission is None:
+            try:
+                permission = client.permission(actor)
+            except GitHubError as exc:  # fail closed: any failure denies
+                log.warning("permission look-up for %s failed, denied: %s", actor, exc)
+                permission = ""
+        decision = authorize(cmd, actor, info.author, permission or None)
+        if decision.allowed:
+            allowed.append(cmd)
+        else:
+            _reply(ctx, publisher, info.number, f"@{actor} `{cmd.name}` was not run: {decision.reason}.")
+    if allowed:
+        publisher.write("react to the command", lambda: client.react(comment.id, "+1"))
+    if any(c.name == "help" for c in allowed):
+        _reply(ctx, publisher, info.number, HELP.format(handle=config.handle))
+    _finish(ctx, publisher)
+    waivers = tuple(
+        Waiver(rule=c.rule or "", reason=c.reason or "", by=actor, at=comment.created_at)
+        for c in allowed
+        if c.name == "waive"
+    )
+    if waivers or any(c.name == "review" for c in allowed):
+        review_pull(ctx, info.number, new_waivers=waivers, start=info)
+
+
+Handler = Callable[[Context, Event], None]
+
+ROUTES: dict[tuple[str, str], Handler] = {
+    ("pull_request", "opened"): on_pull_request,
+    ("pull_request", "synchronize"): on_pull_request,
+    ("pull_request", "reopened"): on_pull_request,
+    ("pull_request", "ready_for_review"): on_pull_request,
+    ("pull_request", "edited"): on_edited,
+    # Same payloads, base-branch workflow with a writable token (the PR's code is never checked out there).
+    ("pull_request_target", "opened"): on_pull_request,
+    ("pull_request_target", "synchronize"): on_pull_request,
+    ("pull_request_target", "reopened"): on_pull_request,
+    ("pull_request_target", "ready_for_review"): on_pull_request,
+    ("pull_request_target", "edited"): on_edited,
+    ("issue_comment", "created"): on_comment,
+    ("pull_request_review", "submitted"): on_review,
+    ("pull_request_review", "dismissed"): on_review,
+}
+
+
+def dispatch(ctx: Context, event: Event) -> bool:
+    """Run the handler for an event; False (logged) when the event is not one the bot handles."""
+    handler = ROUTES.get((event.name, event.action or ""))
+    if handler is None:
+        log.info("event %s/%s is not handled: nothing to do", event.name, event.action)
+        return False
+    if event.name.startswith("pull_request") and event.pull_request is None:
+        log.info("event %s/%s has no pull request: nothing to do", event.name, event.action)
+        return False
+    handler(ctx, event)
+    return True

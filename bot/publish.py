@@ -1,0 +1,378 @@
+"""Applies a Report to a pull request: one status comment, the bot's labels, a commit status or check run.
+
+Writes happen only when something differs from what GitHub already shows, and never for a head that moved on.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Callable
+
+from pydantic import ValidationError
+
+from bot.api import Annotation, Client, Comment, GitHubError, PullInfo, ReviewInfo
+from bot.config import Config
+from bot.models import Frozen, Report, Severity, Waiver
+from bot.render import COMMENT_LIMIT, MARKER, render_comment
+
+log = logging.getLogger(__name__)
+
+STATUS_CONTEXT = "bot/review"
+CHECK_NAME = "bot review"
+ANNOTATION_BATCH = 50
+CHECK_TEXT_LIMIT = 65_000
+STATE_PREFIX = "<!-- bot-review:state "
+_STATE = re.compile(r"<!-- bot-review:state ([A-Za-z0-9+/=]+) -->")
+
+# Colour and description of each label the bot creates; keys are Labels field names.
+LABEL_STYLE = {
+    "ready": ("0e8a16", "bot: no blocking findings; ready for human review"),
+    "needs_work": ("d93f0b", "bot: findings must be fixed or waived"),
+    "pending": ("fbca04", "bot: waiting for an approving review on the current head"),
+    "approved": ("1d76db", "bot: approved on the current head by someone other than the author"),
+}
+
+
+class State(Frozen):
+    """What the bot last published, kept hidden in its own comment (only trusted from that comment)."""
+
+    head: str | None = None
+    status: str | None = None
+    waivers: tuple[Waiver, ...] = ()
+
+
+class StatusPlan(Frozen):
+    kind: str  # "check-run" or "commit-status"
+    state: str  # success / failure
+    description: str
+    summary: str = ""
+    annotations: tuple[Annotation, ...] = ()
+
+    @property
+    def digest(self) -> str:
+        data = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode("utf-8")
+        return hashlib.sha256(data).hexdigest()[:16]
+
+
+class Plan(Frozen):
+    """Every write a publish would make (what --dry-run prints)."""
+
+    number: int
+    head_sha: str
+    comment_body: str
+    comment_action: str  # create / update / none
+    comment_id: int | None = None
+    duplicates: tuple[int, ...] = ()
+    add_labels: tuple[str, ...] = ()
+    remove_labels: tuple[str, ...] = ()
+    status: StatusPlan | None = None
+    # The state line's status before this run: restored if the status write fails, so the next run retries.
+    previous_status: str | None = None
+
+
+def encode_state(state: State) -> str:
+    data = json.dumps(state.model_dump(mode="json", exclude_none=True), sort_keys=True, separators=(",", ":"))
+    return f"{STATE_PREFIX}{base64.b64encode(data.encode('utf-8')).decode('ascii')} -->"
+
+
+def decode_state(body: str) -> State:
+    """The hidden state of one of the bot's own comments; anything unreadable counts as no state."""
+    m = _STATE.search(body or "")
+    if not m:
+        return State()
+    try:
+        return State.model_validate_json(base64.b64decode(m.group(1), validate=True))
+    except (ValueError, ValidationError, binascii.Error):
+        log.warning("the status comment's hidden state could not be read; starting afresh")
+        return State()
+
+
+def ours(comments: tuple[Comment, ...], identity: str) -> list[Comment]:
+    """The bot's status comments, oldest first: the marker AND the token's own identity, never one alone."""
+    found = [c for c in comments if MARKER in c.body and c.author.lower() == identity.lower()]
+    return sorted(found, key=lambda c: (c.created_at, c.id))
+
+
+def is_approved(reviews: tuple[ReviewInfo, ...], author: str, head_sha: str) -> bool:
+    """An approving review of the current head by someone other than the author, not since withdrawn."""
+    latest: dict[str, ReviewInfo] = {}
+    for r in reviews:  # chronological; comments do not change a reviewer's verdict
+        if r.author.lower() != author.lower() and r.state.upper() in (
+            "APPROVED",
+            "CHANGES_REQUESTED",
+            "DISMISSED",
+        ):
+            latest[r.author.lower()] = r
+    verdicts = list(latest.values())
+    if any(r.state.upper() == "CHANGES_REQUESTED" for r in verdicts):
+        return False
+    return any(r.state.upper() == "APPROVED" and r.commit_id == head_sha for r in verdicts)
+
+
+def namespace(config: Config) -> frozenset[str]:
+    n = config.labels
+    return frozenset({n.ready, n.needs_work, n.pending, n.approved})
+
+
+def desired_labels(verdict: str, draft: bool, approved: bool, config: Config) -> tuple[str, ...]:
+    """The bot's labels for a verdict: drafts are never ready; the review label rides only with ready."""
+    n = config.labels
+    if verdict != "ready":
+        return (n.needs_work,)
+    if draft:
+        return ()
+    return (n.ready, n.approved if approved else n.pending)
+
+
+def review_labels(current: tuple[str, ...], approved: bool, config: Config) -> tuple[str, ...]:
+    """After a review event: the status label stays as it is; the review label follows the approval."""
+    n = config.labels
+    keep = tuple(label for label in current if label in (n.ready, n.needs_work))
+    if n.ready in keep:
+        return (*keep, n.approved if approved else n.pending)
+    return keep
+
+
+def label_changes(current: tuple[str, ...], desired: tuple[str, ...], config: Config) -> tuple[tuple, tuple]:
+    """Labels to add and to remove; labels outside the bot's namespace are never touched."""
+    space = namespace(config)
+    have = {label for label in current if label in space}
+    add = tuple(label for label in desired if label not in have)
+    remove = tuple(sorted(have - set(desired)))
+    return add, remove
+
+
+def status_plan(report: Report, check_run: bool) -> StatusPlan:
+    errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
+    counts = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    head = "ready" if report.verdict == "ready" else "needs work"
+    state = "success" if report.verdict == "ready" else "failure"
+    if not check_run:
+        return StatusPlan(kind="commit-status", state=state, description=f"{head}: {counts}")
+    level = {Severity.ERROR: "failure", Severity.WARNING: "warning", Severity.NOTICE: "notice"}
+    annotations = tuple(
+        Annotation(
+            path=f.path,
+            line=f.line,
+            level=level[f.severity],
+            title=f"{f.rule} {f.name}",
+            message=f.message[:4000],
+        )
+        for f in report.findings
+        if f.path and f.line
+    )
+    summary = render_comment(report, limit=CHECK_TEXT_LIMIT)
+    return StatusPlan(
+        kind="check-run",
+        state=state,
+        description=f"{head}: {counts}",
+        summary=summary,
+        annotations=annotations,
+    )
+
+
+def comment_body(report: Report, state: State) -> str:
+    """The status comment: the rendered report, then the hidden state line, together under GitHub's limit."""
+    tail = "\n" + encode_state(state) + "\n"
+    return render_comment(report, limit=COMMENT_LIMIT - len(tail)).rstrip("\n") + tail
+
+
+class Outcome(Frozen):
+    """What a publish did: writes made, and the one message for the user when writing stopped."""
+
+    applied: bool
+    writes: int = 0
+    stale: bool = False
+    error: str | None = None
+
+
+class Publisher:
+    """Makes the writes of a Plan, stopping at the first error that retrying cannot fix."""
+
+    def __init__(self, client: Client, dry_run: bool = False, echo: Callable[[str], None] = print) -> None:
+        self.client = client
+        self.dry_run = dry_run
+        self.echo = echo
+        self.writes = 0
+        self.error: GitHubError | None = None
+        self.problems: list[str] = []
+
+    def write(self, what: str, fn: Callable[[], object]) -> bool:
+        """Run one write unless a fatal error happened before; in dry-run, print it instead."""
+        if self.dry_run:
+            self.echo(f"would {what}")
+            return True
+        if self.error is not None:
+            return False
+        try:
+            fn()
+        except GitHubError as exc:
+            if exc.fatal_for_writes:
+                self.error = exc
+            else:
+                self.problems.append(str(exc))
+            log.warning("%s failed: %s", what, exc)
+            return False
+        self.writes += 1
+        return True
+
+    def labels(self, number: int, add: tuple[str, ...], remove: tuple[str, ...], config: Config) -> None:
+        if add:
+            existing = {name.lower() for name in self.client.repo_labels()}
+            styles = {getattr(config.labels, key): style for key, style in LABEL_STYLE.items()}
+            for name in add:
+                if name.lower() not in existing:
+                    color, description = styles.get(name, ("ededed", "bot"))
+                    self.write(
+                        f"create label {name!r}",
+                        lambda n=name, c=color, d=description: self.client.create_label(n, c, d),
+                    )
+            self.write(f"add labels {list(add)}", lambda: self.client.add_labels(number, add))
+        for name in remove:
+            self.write(f"remove label {name!r}", lambda n=name: self.client.remove_label(number, n))
+
+    def status(self, sha: str, plan: StatusPlan) -> bool:
+        if plan.kind == "commit-status":
+            return self.write(
+                f"set commit status {STATUS_CONTEXT}={plan.state} ({plan.description})",
+                lambda: self.client.create_status(sha, plan.state, plan.description, STATUS_CONTEXT),
+            )
+        batches = [
+            plan.annotations[i : i + ANNOTATION_BATCH]
+            for i in range(0, len(plan.annotations), ANNOTATION_BATCH)
+        ]
+        first = batches[0] if batches else ()
+        run_id: list[int] = []
+        ok = self.write(
+            f"create check run {CHECK_NAME!r} {plan.state} with {len(first)} annotations",
+            lambda: run_id.append(
+                self.client.create_check_run(
+                    sha, CHECK_NAME, plan.state, plan.description, plan.summary, first
+                )
+            ),
+        )
+        for batch in batches[1:]:
+            ok = ok and self.write(
+                f"append {len(batch)} annotations to the check run",
+                lambda b=batch: self.client.update_check_run(run_id[0], plan.description, plan.summary, b),
+            )
+        return ok
+
+    def apply(self, plan: Plan, identity: str, config: Config) -> None:
+        """Labels, then the status, then the comment (which records what was written)."""
+        self.labels(plan.number, plan.add_labels, plan.remove_labels, config)
+        if plan.status is not None and not self.status(plan.head_sha, plan.status):
+            plan = _without_status(plan)
+        self.comment(plan, identity)
+
+    def comment(self, plan: Plan, identity: str) -> None:
+        if plan.comment_action == "update" and plan.comment_id is not None:
+            self.write(
+                f"update status comment {plan.comment_id}",
+                lambda: self.client.edit_comment(plan.comment_id, plan.comment_body),  # type: ignore[arg-type]
+            )
+        elif plan.comment_action == "create":
+            created = self.write(
+                "create the status comment",
+                lambda: self.client.create_comment(plan.number, plan.comment_body),
+            )
+            if created and not self.dry_run:
+                self._dedupe(plan, identity)
+        for dup in plan.duplicates:
+            self.write(f"delete duplicate status comment {dup}", lambda d=dup: self.client.delete_comment(d))
+
+    def _dedupe(self, plan: Plan, identity: str) -> None:
+        # A concurrent run (or a retried POST that had gone through) may have left another: keep the oldest.
+        mine = ours(self.client.comments(plan.number), identity)
+        keep, extra = mine[0], mine[1:]
+        if keep.body != plan.comment_body:
+            self.write(
+                f"update status comment {keep.id}",
+                lambda: self.client.edit_comment(keep.id, plan.comment_body),
+            )
+        for c in extra:
+            self.write(
+                f"delete duplicate status comment {c.id}", lambda d=c.id: self.client.delete_comment(d)
+            )
+
+
+def _without_status(plan: Plan) -> Plan:
+    state = decode_state(plan.comment_body).model_copy(update={"status": plan.previous_status})
+    body = _STATE.sub(lambda _: encode_state(state), plan.comment_body)
+    action = plan.comment_action
+    return plan.model_copy(update={"comment_body": body, "comment_action": action})
+
+
+def plan_publish(
+    report: Report,
+    info: PullInfo,
+    comments: tuple[Comment, ...],
+    identity: str,
+    state: State,
+    desired: tuple[str, ...],
+    config: Config,
+    check_run: bool,
+) -> Plan:
+    """Decide every write by comparing the report with what the pull request shows now."""
+    status = status_plan(report, check_run)
+    same_status = state.head == info.head_sha and state.status == status.digest
+    # Only waivers from comment commands live in the state; in-code waivers are found in the code each run.
+    kept = tuple(w for w in report.waivers if w.fingerprint is not None)
+    new_state = State(head=info.head_sha, status=status.digest, waivers=kept)
+    body = comment_body(report.model_copy(update={"labels": desired}), new_state)
+    mine = ours(comments, identity)
+    add, remove = label_changes(info.labels, desired, config)
+    if mine:
+        keep = mine[0]
+        action = "none" if keep.body == body else "update"
+        return Plan(
+            number=info.number,
+            head_sha=info.head_sha,
+            comment_body=body,
+            comment_action=action,
+            comment_id=keep.id,
+            duplicates=tuple(c.id for c in mine[1:]),
+            add_labels=add,
+            remove_labels=remove,
+            status=None if same_status else status,
+            previous_status=state.status,
+        )
+    return Plan(
+        number=info.number,
+        head_sha=info.head_sha,
+        comment_body=body,
+        comment_action="create",
+        add_labels=add,
+        remove_labels=remove,
+        status=None if same_status else status,
+        previous_status=state.status,
+    )
+
+
+def describe(plan: Plan) -> str:
+    """The plan as text for --dry-run: the comment, the label changes and the status."""
+    lines = [f"Pull request #{plan.number} at {plan.head_sha[:12]}"]
+    lines.append(
+        f"Status comment: {plan.comment_action}"
+        + (f" (comment {plan.comment_id})" if plan.comment_id else "")
+    )
+    if plan.duplicates:
+        lines.append(f"Duplicate status comments to delete: {list(plan.duplicates)}")
+    lines.append(
+        f"Labels to add: {list(plan.add_labels) or 'none'}; to remove: {list(plan.remove_labels) or 'none'}"
+    )
+    if plan.status is None:
+        lines.append("Status: unchanged")
+    else:
+        lines.append(
+            f"Status ({plan.status.kind}): {plan.status.state}: {plan.status.description}"
+            + (f", {len(plan.status.annotations)} annotations" if plan.status.kind == "check-run" else "")
+        )
+    lines.append("--- comment body ---")
+    lines.append(plan.comment_body.rstrip("\n"))
+    return "\n".join(lines) + "\n"

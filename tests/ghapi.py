@@ -1,0 +1,603 @@
+"""A fake GitHub for tests: `responses` mocks whose bodies are validated against GitHub's published schemas.
+
+Every mocked response body is checked against the OpenAPI subset in tests/fixtures/github (plus its small
+supplement), and every JSON request body the bot sends against the operation's requestBody, so the mocks
+cannot drift from the real API. Webhook payloads are validated against octokit's payload schemas.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlparse
+
+import jsonschema
+import responses
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT4, DRAFT7
+from responses import matchers
+
+FIXTURES = Path(__file__).parent / "fixtures" / "github"
+OPENAPI_URI = "urn:github-openapi"
+WRITE_METHODS = ("POST", "PATCH", "PUT", "DELETE")
+
+
+def _translate(node: Any) -> Any:
+    """OpenAPI 3.0 schemas as JSON Schema: `nullable` becomes a null type; `discriminator` is dropped."""
+    if isinstance(node, list):
+        return [_translate(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _translate(v) for k, v in node.items() if k not in ("nullable", "discriminator", "example")}
+    if node.get("nullable") is True:
+        if isinstance(out.get("type"), str):
+            out["type"] = [out["type"], "null"]
+        elif "type" not in out:
+            out = {"anyOf": [out, {"type": "null"}]}
+        if "enum" in out and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+    return out
+
+
+@lru_cache(maxsize=1)
+def openapi() -> dict:
+    """The subset and the supplement merged into one document, translated to JSON Schema terms."""
+    doc = json.loads((FIXTURES / "api.github.com.subset.json").read_text())
+    extra = json.loads((FIXTURES / "api.github.com.supplement.json").read_text())
+    for path, item in extra["paths"].items():
+        doc["paths"].setdefault(path, {}).update(item)
+    doc["components"]["schemas"].update(extra["components"]["schemas"])
+    return _translate(doc)
+
+
+@lru_cache(maxsize=1)
+def _registry() -> Registry:
+    return Registry().with_resource(
+        OPENAPI_URI, Resource.from_contents(openapi(), default_specification=DRAFT4)
+    )
+
+
+def _pointer(*parts: str) -> str:
+    return "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _validate(pointer: str, instance: Any) -> None:
+    schema = {"$ref": f"{OPENAPI_URI}#/{pointer}"}
+    jsonschema.Draft4Validator(schema, registry=_registry()).validate(instance)
+
+
+def operation(method: str, template: str) -> dict:
+    try:
+        return openapi()["paths"][template][method.lower()]
+    except KeyError:
+        raise AssertionError(f"{method} {template} is not in the OpenAPI subset") from None
+
+
+def validate_response(method: str, template: str, status: int, body: Any) -> None:
+    """A mocked response body against the operation's schema for that status (errors: basic-error)."""
+    op = operation(method, template)
+    declared = op["responses"].get(str(status))
+    if declared and "$ref" in declared:  # shared responses such as not_found
+        name = declared["$ref"].rsplit("/", 1)[-1]
+        declared = openapi()["components"]["responses"][name]
+    if declared is not None and "content" not in declared:
+        assert body is None, f"{method} {template} {status} has no body"
+        return
+    if declared is not None:
+        media = (
+            "application/json"
+            if "application/json" in declared["content"]
+            else next(iter(declared["content"]))
+        )
+        parts = ("paths", template, method.lower(), "responses", str(status), "content", media, "schema")
+        if "$ref" in op["responses"][str(status)]:
+            parts = ("components", "responses", name, "content", media, "schema")
+        _validate(_pointer(*parts), body)
+        return
+    assert status >= 400, f"{method} {template} does not declare {status}"
+    _validate(_pointer("components", "schemas", "basic-error"), body)
+
+
+def validate_request(method: str, template: str, body: Any) -> None:
+    op = operation(method, template)
+    if "requestBody" not in op:
+        assert body is None, f"{method} {template} takes no body"
+        return
+    pointer = _pointer(
+        "paths", template, method.lower(), "requestBody", "content", "application/json", "schema"
+    )
+    _validate(pointer, body)
+
+
+@lru_cache(maxsize=1)
+def _webhook_registry() -> Registry:
+    resources = []
+    for path in (FIXTURES / "webhooks" / "schemas").rglob("*.schema.json"):
+        schema = json.loads(path.read_text())
+        resources.append((schema["$id"], Resource.from_contents(schema, default_specification=DRAFT7)))
+    return Registry().with_resources(resources)
+
+
+def validate_payload(event: str, action: str, payload: dict) -> None:
+    """A webhook payload against octokit's schema for the event and action."""
+    schema = {"$ref": f"{event}${action}"}
+    jsonschema.Draft7Validator(schema, registry=_webhook_registry()).validate(payload)
+
+
+def payload(event: str, name: str) -> dict:
+    return json.loads((FIXTURES / "webhooks" / event / name).read_text())
+
+
+def example(name: str) -> Any:
+    return copy.deepcopy(
+        json.loads((FIXTURES / "api.github.com.subset.json").read_text())["components"]["examples"][name][
+            "value"
+        ]
+    )
+
+
+# --- schema-valid bodies, built from GitHub's own examples -------------------------------------------------
+
+
+def user(login: str, kind: str = "User") -> dict:
+    u = example("issue-comment")["user"]
+    u.update(login=login, type=kind, url=f"https://api.github.com/users/{quote(login)}")
+    return u
+
+
+def pull(
+    number: int = 7,
+    head: str = "h" * 40,
+    base: str = "b" * 40,
+    author: str = "alice",
+    labels: tuple[str, ...] = (),
+    draft: bool = False,
+    changed_files: int = 1,
+    title: str = "Change",
+    body: str | None = "",
+) -> dict:
+    p = example("pull-request")
+    p["requested_teams"] = []  # GitHub's example lacks the required `type` here
+    p.update(number=number, title=title, body=body, draft=draft, changed_files=changed_files, state="open")
+    p["user"] = user(author)
+    p["head"]["sha"], p["base"]["sha"] = head, base
+    p["head"]["ref"], p["base"]["ref"] = "feature", "main"
+    p["labels"] = [label(name) for name in labels]
+    return p
+
+
+def pr_file(
+    path: str, patch: str | None = "@@ -1 +1 @@\n-a\n+b", status: str = "modified", changes: int = 2
+) -> dict:
+    f = example("diff-entry-items")[0]
+    f.update(filename=path, status=status, changes=changes)
+    if patch is None:
+        f.pop("patch", None)
+    else:
+        f["patch"] = patch
+    return f
+
+
+def comment(
+    cid: int, body: str, login: str = "alice", kind: str = "User", created: str = "2026-01-01T00:00:00Z"
+) -> dict:
+    c = example("issue-comment")
+    c.update(id=cid, body=body, created_at=created, updated_at=created, user=user(login, kind))
+    return c
+
+
+def review(rid: int, login: str, state: str, commit_id: str | None) -> dict:
+    return {
+        "id": rid,
+        "node_id": f"PRR_{rid}",
+        "user": user(login),
+        "body": "",
+        "state": state,
+        "html_url": f"https://github.com/octo/repo/pull/7#pullrequestreview-{rid}",
+        "pull_request_url": "https://api.github.com/repos/octo/repo/pulls/7",
+        "_links": {
+            "html": {"href": f"https://github.com/octo/repo/pull/7#pullrequestreview-{rid}"},
+            "pull_request": {"href": "https://api.github.com/repos/octo/repo/pulls/7"},
+        },
+        "submitted_at": "2026-01-02T00:00:00Z",
+        "commit_id": commit_id,
+        "author_association": "COLLABORATOR",
+    }
+
+
+def label(name: str) -> dict:
+    lb = example("label")
+    lb.update(name=name, url=f"https://api.github.com/repos/octo/repo/labels/{quote(name)}")
+    return lb
+
+
+def permission(login: str, level: str) -> dict:
+    p = example("repository-collaborator-permission-response-if-user-has-admin-permissions")
+    p["permission"], p["role_name"] = level, level
+    p["user"].update(login=login, role_name=level)
+    return p
+
+
+def content(path: str, text: str) -> dict:
+    c = example("content-file-response-if-content-is-a-file")
+    data = text.encode()
+    c.update(path=path, name=path.rsplit("/", 1)[-1], size=len(data), encoding="base64")
+    c["content"] = base64.b64encode(data).decode()
+    return c
+
+
+def tree(sha: str, paths: tuple[str, ...]) -> dict:
+    t = example("git-tree-default-response")
+    entry = t["tree"][0]
+    t["sha"] = sha
+    t["tree"] = [{**entry, "path": p, "type": "blob", "mode": "100644"} for p in paths]
+    t["truncated"] = False
+    return t
+
+
+def error(message: str) -> dict:
+    return {"message": message, "documentation_url": "https://docs.github.com/rest"}
+
+
+# --- the fake ---------------------------------------------------------------------------------------------
+
+
+class FakeGitHub:
+    """Registers schema-checked mocks at the URLs PyGithub really calls (with the explicit :443 port)."""
+
+    def __init__(
+        self, rsps: responses.RequestsMock, base_url: str = "https://api.github.com", repo: str = "octo/repo"
+    ):
+        self.rsps = rsps
+        self.repo = repo
+        self.base_url = base_url
+        o = urlparse(base_url)
+        prefix = o.path.rstrip("/")
+        self.root = f"{o.scheme}://{o.hostname}:{o.port or 443}{prefix}"
+        graphql = prefix.removesuffix("/v3") + "/graphql"
+        self.graphql_url = f"{o.scheme}://{o.hostname}:{o.port or 443}{graphql}"
+
+    def url(self, template: str, **params: Any) -> str:
+        owner, name = self.repo.split("/")
+        path = template.replace("{owner}", owner).replace("{repo}", name)
+        for key, value in params.items():
+            path = path.replace("{" + key + "}", quote(str(value), safe=""))
+        assert "{" not in path, path
+        return self.root + path
+
+    def add(
+        self,
+        method: str,
+        template: str,
+        body: Any = None,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+        query: dict[str, str] | None = None,
+        **params: Any,
+    ) -> None:
+        """Mock one response; the body must validate, and so must the request body the bot sends."""
+        validate_response(method, template, status, body)
+
+        def reply(request: Any) -> tuple[int, dict, str]:
+            sent = json.loads(request.body) if request.body else None
+            validate_request(method, template, sent)
+            return status, dict(headers or {}), "" if body is None else json.dumps(body)
+
+        match = [matchers.query_param_matcher(query, strict_match=True)] if query is not None else []
+        self.rsps.add_callback(method, self.url(template, **params), callback=reply, match=match)
+
+    def viewer(self, login: str = "github-actions[bot]") -> None:
+        body = {"data": {"viewer": {"login": login}}}
+        schema = json.loads((FIXTURES / "graphql-viewer.schema.json").read_text())
+        jsonschema.Draft4Validator(schema).validate(body)
+        self.rsps.add(responses.POST, self.graphql_url, json=body)
+
+    def page(self, template: str, items: list, page: int = 1, last: int = 1, **params: Any) -> None:
+        """One page of a list endpoint, asked for with per_page=100 (asserted); a Link header to the next."""
+        query = {"per_page": "100", **({"page": str(page)} if page > 1 else {})}
+        headers = {}
+        if page < last:
+            # GitHub's Link URLs carry no port; PyGithub refuses one that differs from its base URL's.
+            public = self.url(template, **params).replace(":443", "", 1)
+            headers["Link"] = f'<{public}?per_page=100&page={page + 1}>; rel="next"'
+        self.add("GET", template, items, headers=headers, query=query, **params)
+
+    # shortcuts for the calls of a review, each one request
+    def pull(self, number: int = 7, **kw: Any) -> None:
+        self.add("GET", "/repos/{owner}/{repo}/pulls/{pull_number}", pull(number, **kw), pull_number=number)
+
+    def files(self, number: int, files: list[dict], page: int = 1, last: int = 1) -> None:
+        self.page("/repos/{owner}/{repo}/pulls/{pull_number}/files", files, page, last, pull_number=number)
+
+    def comments(self, number: int, items: list[dict], page: int = 1, last: int = 1) -> None:
+        self.page(
+            "/repos/{owner}/{repo}/issues/{issue_number}/comments", items, page, last, issue_number=number
+        )
+
+    def reviews(self, number: int, items: list[dict]) -> None:
+        self.page("/repos/{owner}/{repo}/pulls/{pull_number}/reviews", items, pull_number=number)
+
+    def repo_labels(self, names: tuple[str, ...]) -> None:
+        self.page("/repos/{owner}/{repo}/labels", [label(n) for n in names])
+
+    def calls(self) -> list[tuple[str, str]]:
+        """(method, path) of every request made, query strings dropped, host and port dropped."""
+        out = []
+        for call in self.rsps.calls:
+            u = urlparse(call.request.url)
+            out.append((call.request.method, u.path))
+        return out
+
+    def writes(self) -> list[tuple[str, str]]:
+        """Requests that change something on GitHub (the GraphQL identity query is a read)."""
+        return [(m, p) for m, p in self.calls() if m in WRITE_METHODS and not p.endswith("/graphql")]
+
+
+def strip_query(url: str) -> str:
+    return re.sub(r"\?.*$", "", url)
+
+
+# --- a stateful pull request: comments and labels persist across requests and runs ---------------------
+
+
+class PullState:
+    """One pull request's server-side state, served by `serve` through schema-checked responses."""
+
+    def __init__(self, number: int = 7, head: str = "h" * 40, base: str = "b" * 40, author: str = "alice"):
+        self.number, self.head, self.base, self.author = number, head, base, author
+        self.draft = False
+        self.labels: list[str] = []
+        self.repo_labels: list[str] = ["bug"]
+        self.comments: list[dict] = []
+        self.reviews: list[dict] = []
+        self.files: list[dict] = []
+        self.changed_files: int | None = None
+        self.permissions: dict[str, str] = {}
+        self.heads_after: list[str] = []  # head SHAs the following pull reads return (a push mid-run)
+        self.statuses: list[dict] = []
+        self.check_runs: list[dict] = []
+        self.reactions: list[tuple[int, str]] = []
+        self.fail: dict[
+            tuple[str, str], list[tuple[int, dict, dict]]
+        ] = {}  # (method, template) -> error replies
+        self.lost_posts = 0  # comment POSTs that are stored but answered 502 (the write went through)
+        self.race: list[dict] = []  # comments a concurrent run posts just before ours
+        self.trees: dict[str, dict[str, str]] = {}  # commit SHA -> {path: text}, for reads without a checkout
+        self._id = 1000
+
+    def next_id(self) -> int:
+        self._id += 1
+        return self._id
+
+
+def _regex(root: str, template: str, repo: str) -> re.Pattern[str]:
+    owner, name = repo.split("/")
+    path = template.replace("{owner}", owner).replace("{repo}", name)
+    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/?]+)", re.escape(path)).replace(
+        "(?P<path>[^/?]+)", "(?P<path>[^?]+)"
+    )
+    return re.compile("^" + re.escape(root) + pattern + r"(\?.*)?$")
+
+
+def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]") -> None:
+    """Register every endpoint the bot uses for one pull request, answering from st (and changing it)."""
+    from urllib.parse import parse_qs, unquote
+
+    def route(method: str, template: str, handler: Any) -> None:
+        rx = _regex(fake.root, template, fake.repo)
+
+        def reply(request: Any) -> tuple[int, dict, str]:
+            sent = json.loads(request.body) if request.body else None
+            validate_request(method, template, sent)
+            m = rx.match(request.url)
+            params = {k: unquote(v) for k, v in m.groupdict().items()}
+            query = {k: v[0] for k, v in parse_qs(urlparse(request.url).query).items()}
+            if st.fail.get((method, template)):
+                status, body, headers = st.fail[(method, template)].pop(0)
+            else:
+                status, body, headers = handler(params, query, sent)
+            validate_response(method, template, status, body)
+            return status, headers, "" if body is None else json.dumps(body)
+
+        fake.rsps.add_callback(method, rx, callback=reply)
+
+    def paged(template: str, items: list, query: dict, **params: Any) -> tuple[int, list, dict]:
+        assert query.get("per_page") == "100", "lists are read 100 per page"
+        page = int(query.get("page", "1"))
+        chunk = items[(page - 1) * 100 : page * 100]
+        headers = {}
+        if page * 100 < len(items):
+            public = fake.url(template, **params).replace(":443", "", 1)
+            headers["Link"] = f'<{public}?per_page=100&page={page + 1}>; rel="next"'
+        return 200, chunk, headers
+
+    def get_pull(p: dict, q: dict, body: Any) -> tuple[int, dict, dict]:
+        if st.heads_after:
+            st.head = st.heads_after.pop(0)
+        changed = st.changed_files if st.changed_files is not None else len(st.files)
+        data = pull(st.number, st.head, st.base, st.author, tuple(st.labels), st.draft, changed)
+        return 200, data, {}
+
+    def create_comment(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        st.comments.extend(st.race)
+        st.race = []
+        c = comment(st.next_id(), body["body"], identity, "Bot", f"2026-02-01T00:00:{len(st.comments):02d}Z")
+        st.comments.append(c)
+        if st.lost_posts:
+            st.lost_posts -= 1
+            return 502, error("Server Error"), {}
+        return 201, c, {}
+
+    def find_comment(cid: str) -> dict | None:
+        return next((c for c in st.comments if str(c["id"]) == cid), None)
+
+    def edit_comment(p: dict, q: dict, body: dict) -> tuple[int, Any, dict]:
+        c = find_comment(p["comment_id"])
+        if c is None:
+            return 422, error("Validation Failed"), {}
+        c["body"] = body["body"]
+        return 200, c, {}
+
+    def delete_comment(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        c = find_comment(p["comment_id"])
+        if c is None:
+            return 404, error("Not Found"), {}
+        st.comments.remove(c)
+        return 204, None, {}
+
+    def create_label(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        if body["name"] in st.repo_labels:
+            return 422, {**error("Validation Failed"), "errors": [{"code": "already_exists"}]}, {}
+        st.repo_labels.append(body["name"])
+        return 201, {**label(body["name"]), "color": body["color"], "description": body["description"]}, {}
+
+    def add_labels(p: dict, q: dict, body: dict) -> tuple[int, list, dict]:
+        for name in body["labels"]:
+            if name not in st.labels:
+                st.labels.append(name)
+            if name not in st.repo_labels:  # GitHub creates it, grey
+                st.repo_labels.append(name)
+        return 200, [label(n) for n in st.labels], {}
+
+    def remove_label(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        if p["name"] not in st.labels:
+            return 404, error("Label does not exist"), {}
+        st.labels.remove(p["name"])
+        return 200, [label(n) for n in st.labels], {}
+
+    def create_status(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        st.statuses.append({"sha": p["sha"], **body})
+        s = example("status")
+        s.update(
+            state=body["state"], description=body.get("description"), context=body.get("context", "default")
+        )
+        return 201, s, {}
+
+    def create_check(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        run = example("check-run")
+        run.update(
+            id=st.next_id(), head_sha=body["head_sha"], name=body["name"], conclusion=body["conclusion"]
+        )
+        st.check_runs.append({"id": run["id"], **body})
+        return 201, run, {}
+
+    def update_check(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        run = next(r for r in st.check_runs if str(r["id"]) == p["check_run_id"])
+        run["output"]["annotations"] = run["output"]["annotations"] + body["output"]["annotations"]
+        return 200, {**example("check-run"), "id": run["id"]}, {}
+
+    def react(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        st.reactions.append((int(p["comment_id"]), body["content"]))
+        return 201, example("reaction"), {}
+
+    def get_permission(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        level = st.permissions.get(p["username"])
+        if level is None:
+            return 404, error("Not Found"), {}
+        return 200, permission(p["username"], level), {}
+
+    def get_content(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        text = st.trees.get(q.get("ref", ""), {}).get(p["path"])
+        if text is None:
+            return 404, error("Not Found"), {}
+        return 200, content(p["path"], text), {}
+
+    def get_tree(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        if p["tree_sha"] not in st.trees:
+            return 404, error("Not Found"), {}
+        return 200, tree(p["tree_sha"], tuple(st.trees[p["tree_sha"]])), {}
+
+    pulls = "/repos/{owner}/{repo}/pulls/{pull_number}"
+    issue = "/repos/{owner}/{repo}/issues/{issue_number}"
+    route("GET", pulls, get_pull)
+    route(
+        "GET", pulls + "/files", lambda p, q, b: paged(pulls + "/files", st.files, q, pull_number=st.number)
+    )
+    route(
+        "GET",
+        pulls + "/reviews",
+        lambda p, q, b: paged(pulls + "/reviews", st.reviews, q, pull_number=st.number),
+    )
+    route(
+        "GET",
+        issue + "/comments",
+        lambda p, q, b: paged(issue + "/comments", st.comments, q, issue_number=st.number),
+    )
+    route("POST", issue + "/comments", create_comment)
+    route("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}", edit_comment)
+    route("DELETE", "/repos/{owner}/{repo}/issues/comments/{comment_id}", delete_comment)
+    route("POST", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", react)
+    route(
+        "GET",
+        "/repos/{owner}/{repo}/labels",
+        lambda p, q, b: paged("/repos/{owner}/{repo}/labels", [label(n) for n in st.repo_labels], q),
+    )
+    route("POST", "/repos/{owner}/{repo}/labels", create_label)
+    route("POST", issue + "/labels", add_labels)
+    route("DELETE", issue + "/labels/{name}", remove_label)
+    route("POST", "/repos/{owner}/{repo}/statuses/{sha}", create_status)
+    route("POST", "/repos/{owner}/{repo}/check-runs", create_check)
+    route("PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}", update_check)
+    route("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", get_permission)
+    route("GET", "/repos/{owner}/{repo}/contents/{path}", get_content)
+    route("GET", "/repos/{owner}/{repo}/git/trees/{tree_sha}", get_tree)
+    body = {"data": {"viewer": {"login": identity}}}
+    jsonschema.Draft4Validator(json.loads((FIXTURES / "graphql-viewer.schema.json").read_text())).validate(
+        body
+    )
+    fake.rsps.add(responses.POST, fake.graphql_url, json=body)
+
+
+# --- webhook deliveries, derived from GitHub's examples and validated against the schemas ------------------
+
+
+def pr_event(action: str, st: PullState, changes: dict | None = None) -> dict:
+    name = "synchronize" if action == "synchronize" else "opened"
+    p = payload("pull_request", f"{name}.payload.json")
+    p["action"] = action
+    p["number"] = st.number
+    p["pull_request"].update(number=st.number, draft=st.draft)
+    p["pull_request"]["head"]["sha"], p["pull_request"]["base"]["sha"] = st.head, st.base
+    p["pull_request"]["user"]["login"] = st.author
+    if action == "edited":
+        p["changes"] = changes or {}
+    validate_payload("pull_request", action, p)
+    return p
+
+
+def comment_event(
+    body: str, login: str = "alice", st: PullState | None = None, on_pr: bool = True, kind: str = "User"
+) -> dict:
+    p = payload("issue_comment", "created.payload.json")
+    number = st.number if st else 7
+    p["issue"]["number"] = number
+    if on_pr:
+        p["issue"]["pull_request"] = {
+            "url": f"https://api.github.com/repos/octo/repo/pulls/{number}",
+            "html_url": f"https://github.com/octo/repo/pull/{number}",
+            "diff_url": f"https://github.com/octo/repo/pull/{number}.diff",
+            "patch_url": f"https://github.com/octo/repo/pull/{number}.patch",
+            "merged_at": None,
+        }
+    p["comment"]["body"] = body
+    p["comment"]["user"]["login"] = login
+    p["comment"]["user"]["type"] = kind
+    validate_payload("issue_comment", "created", p)
+    return p
+
+
+def review_event(action: str, st: PullState, login: str, state: str) -> dict:
+    p = payload("pull_request_review", "submitted.payload.json")
+    p["action"] = action
+    p["review"].update(state=state, commit_id=st.head)
+    p["review"]["user"]["login"] = login
+    p["pull_request"].update(number=st.number)
+    p["pull_request"]["head"]["sha"], p["pull_request"]["base"]["sha"] = st.head, st.base
+    p["pull_request"]["user"]["login"] = st.author
+    validate_payload("pull_request_review", action, p)
+    return p

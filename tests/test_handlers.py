@@ -1,0 +1,238 @@
+"""Events end to end: each event, each command with each permission outcome, waivers across runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.events import parse_event
+from bot.handlers import REPLY_MARKER, Context, dispatch, review_pull
+from bot.publish import decode_state
+from tests import ghapi
+from tests.conftest import github_client
+from tests.helpers import AGENTS_AGT001
+from tests.test_publish import READY, REVIEW_READS, mine
+
+NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
+COMMENT_ID = 492700400  # the id in GitHub's example delivery
+PERMISSION = ("GET", "/repos/octo/repo/collaborators/{}/permission")
+
+
+@pytest.fixture
+def setup(gh, make_repo):
+    def build(base=None, head=None):
+        base = {"AGENTS.md": AGENTS_AGT001} if base is None else base
+        head = {"tests/test_a.py": NEW_TEST} if head is None else head
+        r = make_repo(base, head)
+        st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+        st.files = [ghapi.pr_file(p, status="added" if p not in base else "modified") for p in head]
+        st.repo_labels = ["bug", *READY, "status:needs-work", "review:approved"]
+        st.permissions = {"bob": "write", "rita": "read", "adam": "admin"}
+        ghapi.serve(gh, st)
+        return r, st
+
+    return build
+
+
+def deliver(gh, r, name: str, data: dict) -> Context:
+    ctx = Context(client=github_client(gh), checkout=r.path if r else None, echo=lambda s: None)
+    dispatch(ctx, parse_event(name, json.dumps(data).encode()))
+    return ctx
+
+
+@pytest.mark.parametrize("action", ["opened", "synchronize", "reopened", "ready_for_review"])
+def test_pull_request_events_review_and_publish(gh, setup, action):
+    r, st = setup()
+    ctx = deliver(gh, r, "pull_request", ghapi.pr_event(action, st))
+    assert ctx.report.verdict == "needs-work" and st.labels == ["status:needs-work"] and len(mine(st)) == 1
+
+
+@pytest.mark.parametrize(
+    "changes, reviewed", [({"title": {"from": "x"}}, True), ({"body": {"from": ""}}, True), ({}, False)]
+)
+def test_edited_reviews_only_on_title_body_or_base(gh, setup, changes, reviewed):
+    r, st = setup()
+    ctx = deliver(gh, r, "pull_request", ghapi.pr_event("edited", st, changes))
+    assert (ctx.report is not None) is reviewed
+    if not reviewed:
+        assert gh.calls() == []
+
+
+def comment(gh, r, st, body: str, login: str, **kw) -> Context:
+    return deliver(gh, r, "issue_comment", ghapi.comment_event(body, login, st, **kw))
+
+
+def replies(st) -> list[str]:
+    return [c["body"] for c in st.comments if REPLY_MARKER in c["body"]]
+
+
+@pytest.mark.parametrize(
+    "login, permission_asked, runs",
+    [
+        ("alice", False, True),
+        ("bob", True, True),
+        ("adam", True, True),
+        ("rita", True, False),
+        ("nobody", True, False),
+    ],
+)
+def test_review_command_permissions(gh, setup, login, permission_asked, runs):
+    r, st = setup()
+    ctx = comment(gh, r, st, "@bot review", login)
+    asked = (PERMISSION[0], PERMISSION[1].format(login)) in gh.calls()
+    assert asked is permission_asked
+    assert (ctx.report is not None) is runs
+    if runs:
+        assert st.reactions == [(COMMENT_ID, "+1")]
+        assert replies(st) == [] and len(mine(st)) == 1
+    else:
+        assert st.reactions == [] and len(replies(st)) == 1 and "was not run" in replies(st)[0]
+        assert mine(st) == [] and st.labels == []
+
+
+def test_review_by_the_author_costs_these_requests(gh, setup):
+    r, st = setup()
+    comment(gh, r, st, "@bot review", "alice")
+    calls = gh.calls()
+    # pull + reaction, then the review (its first pull is reused): files, viewer, comments, reviews, pull
+    # + repo labels, add label, status, comment, re-list
+    assert calls[:2] == [
+        ("GET", "/repos/octo/repo/pulls/7"),
+        ("POST", f"/repos/octo/repo/issues/comments/{COMMENT_ID}/reactions"),
+    ]
+    assert len(calls) == 2 + (REVIEW_READS - 1) + 5
+
+
+@pytest.mark.parametrize("status", [404, 403, 500])
+def test_permission_lookup_failure_denies(gh, setup, status):
+    r, st = setup()
+    template = "/repos/{owner}/{repo}/collaborators/{username}/permission"
+    st.fail[("GET", template)] = [(status, ghapi.error("nope"), {})] * 3
+    ctx = comment(gh, r, st, "@bot review", "bob")
+    assert ctx.report is None and mine(st) == [] and "could not be checked" in replies(st)[0]
+
+
+@pytest.mark.parametrize(
+    "login, allowed, reason",
+    [
+        ("bob", True, ""),
+        ("adam", True, ""),
+        ("alice", False, "author cannot waive"),
+        ("rita", False, "needs write access"),
+        ("nobody", False, "could not be checked"),  # no collaborator entry: 404
+    ],
+)
+def test_waive_command_permissions(gh, setup, login, allowed, reason):
+    r, st = setup()
+    ctx = comment(gh, r, st, "@bot waive AGT001 fixture data, not a regression test", login)
+    if allowed:
+        assert ctx.report.findings == () and ctx.report.verdict == "ready"
+        (w,) = decode_state(mine(st)[0]["body"]).waivers
+        assert (w.rule, w.by, w.reason) == ("AGT001", login, "fixture data, not a regression test")
+        assert w.at == "2019-05-15T15:20:21Z" and w.fingerprint
+        assert "Waived" in mine(st)[0]["body"] and st.labels == READY
+    else:
+        assert reason in replies(st)[0] and mine(st) == []
+    if login == "alice":
+        assert (PERMISSION[0], PERMISSION[1].format("alice")) not in gh.calls()
+
+
+@pytest.mark.parametrize("login, allowed", [("alice", True), ("bob", True), ("rita", False)])
+def test_help_command(gh, setup, login, allowed):
+    r, st = setup()
+    ctx = comment(gh, r, st, "@bot help", login)
+    assert ctx.report is None
+    if allowed:
+        assert len(st.reactions) == 1 and "@bot waive RULE reason" in replies(st)[0]
+    else:
+        assert st.reactions == [] and "was not run" in replies(st)[0]
+
+
+@pytest.mark.parametrize(
+    "body, login, kw",
+    [
+        ("@bot review", "alice", {"on_pr": False}),  # a plain issue
+        ("@bot review", "dependabot[bot]", {"kind": "Bot"}),  # a bot
+        ("nothing to see", "alice", {}),  # no command at all
+        ("> @bot review", "alice", {}),  # quoted
+    ],
+)
+def test_ignored_comments_make_no_request(gh, setup, body, login, kw):
+    r, st = setup()
+    ctx = comment(gh, r, st, body, login, **kw)
+    assert ctx.report is None and gh.calls() == []
+
+
+def test_comment_for_another_handle_stops_after_reading_config(gh, setup):
+    r, st = setup(base={"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": "handle: reviewer\n"})
+    comment(gh, r, st, "@bot review", "alice")
+    assert gh.calls() == [("GET", "/repos/octo/repo/pulls/7")]  # config came from the checkout
+    comment(gh, r, st, "@reviewer review", "alice")
+    assert len(mine(st)) == 1
+
+
+def test_waiver_survives_later_runs_until_the_code_changes(gh, setup):
+    r, st = setup()
+    comment(gh, r, st, "@bot waive AGT001 intended", "bob")
+    ctx = Context(client=github_client(gh), checkout=r.path)
+    review_pull(ctx, 7)
+    assert ctx.report.findings == () and len(decode_state(mine(st)[0]["body"]).waivers) == 1
+    # a new push changes the waived test file: the waiver lapses and the finding is back
+    st.head = r.commit({"tests/test_a.py": NEW_TEST + "\n\ndef test_more():\n    assert True\n"}, "push")
+    ctx = Context(client=github_client(gh), checkout=r.path)
+    review_pull(ctx, 7)
+    assert [f.rule for f in ctx.report.findings] == ["AGT001"]
+    body = mine(st)[0]["body"]
+    assert "lapsed" in body and decode_state(body).waivers == () and st.labels == ["status:needs-work"]
+
+
+def test_waiver_text_is_sanitised_in_the_comment(gh, setup):
+    r, st = setup()
+    comment(gh, r, st, "@bot waive AGT001 see @org/team and #12 <img src=x>", "bob")
+    body = mine(st)[0]["body"]
+    assert "<img" not in body and "@org/team" not in body and "#12" not in body
+
+
+@pytest.mark.parametrize(
+    "reviewer, state, expected",
+    [("bob", "approved", "review:approved"), ("alice", "approved", "review:pending")],
+)
+def test_review_submitted_recomputes_the_review_label_only(gh, setup, reviewer, state, expected):
+    r, st = setup(base={"a.py": "1\n"}, head={"a.py": "2\n"})
+    st.labels = list(READY)
+    st.reviews = [ghapi.review(1, reviewer, state.upper(), st.head)]
+    deliver(gh, r, "pull_request_review", ghapi.review_event("submitted", st, reviewer, state))
+    assert st.labels == ["status:ready", expected]
+    changed = expected != "review:pending"
+    # reviews + pull (config from the checkout); then repo labels + add + remove when the label changes
+    assert len(gh.calls()) == 2 + (3 if changed else 0)
+    assert all("comments" not in p for _, p in gh.writes())
+
+
+def test_review_dismissed_returns_to_pending(gh, setup):
+    r, st = setup(base={"a.py": "1\n"}, head={"a.py": "2\n"})
+    st.labels = ["status:ready", "review:approved"]
+    st.reviews = [ghapi.review(1, "bob", "APPROVED", st.head), ghapi.review(2, "bob", "DISMISSED", st.head)]
+    deliver(gh, r, "pull_request_review", ghapi.review_event("dismissed", st, "bob", "dismissed"))
+    assert st.labels == ["status:ready", "review:pending"]
+
+
+def test_review_event_without_checkout_reads_config_from_the_api(gh, setup):
+    r, st = setup(base={"a.py": "1\n"}, head={"a.py": "2\n"})
+    st.labels = ["status:needs-work"]
+    deliver(gh, None, "pull_request_review", ghapi.review_event("submitted", st, "bob", "approved"))
+    assert st.labels == ["status:needs-work"]  # no review label without ready
+    assert len(gh.calls()) == 3 and gh.writes() == []
+
+
+def test_comment_waivers_and_in_code_waivers_coexist(gh, setup):
+    waived = "def test_other():  # bot: ignore[AGT001] exercised by the nightly job\n    assert True\n"
+    r, st = setup(head={"tests/test_a.py": NEW_TEST, "tests/test_b.py": waived})
+    comment(gh, r, st, "@bot waive AGT001 intended", "bob")
+    ctx = Context(client=github_client(gh), checkout=r.path)
+    review_pull(ctx, 7)
+    state = decode_state(mine(st)[0]["body"])
+    assert [w.by for w in state.waivers] == ["bob"]  # the state keeps comment waivers only
+    assert "lapsed" not in mine(st)[0]["body"] and ctx.report.findings == ()
+    assert {w.path for w in ctx.report.waivers} >= {"tests/test_b.py"}
