@@ -52,6 +52,15 @@ def _status(pf: unidiff.PatchedFile, header: str) -> FileStatus:
     return FileStatus.MODIFIED
 
 
+def _is_symlink(header: str) -> bool:
+    # Mode 120000 on the new side: "new file mode 120000", "new mode 120000" or "index a..b 120000".
+    return any(
+        line.startswith(("new file mode 120000", "new mode 120000"))
+        or (line.startswith("index ") and line.endswith(" 120000"))
+        for line in header.splitlines()
+    )
+
+
 def parse_diff(text: str) -> tuple[FileChange, ...]:
     """Parse a git unified diff (as `git diff` prints it) into changed files."""
     if not text.strip():
@@ -76,6 +85,7 @@ def parse_diff(text: str) -> tuple[FileChange, ...]:
                 old_path=source if status is FileStatus.RENAMED else None,
                 hunks=tuple(_hunk(h) for h in pf),
                 binary=pf.is_binary_file,
+                symlink=status is not FileStatus.REMOVED and _is_symlink(header),
             )
         )
     return tuple(files)

@@ -10,6 +10,9 @@ from typing import Any
 import yaml
 
 MAX_DEPTH = 32
+# No step count, batch size or token count needs more than 64 bits; larger integers are hostile and would
+# make derived values too long to print (Python refuses str() of an int over 4,300 digits).
+MAX_INT = 2**63 - 1
 
 
 class FormatError(ValueError):
@@ -41,7 +44,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 
 def _check(value: Any, depth: int = 0) -> None:
-    """Refuse structures too deep to be a config, and non-finite numbers."""
+    """Refuse structures too deep to be a config, integers over 64 bits, and non-finite numbers."""
     stack = [(value, depth)]
     while stack:
         item, level = stack.pop()
@@ -49,14 +52,16 @@ def _check(value: Any, depth: int = 0) -> None:
             raise FormatError(f"nested more than {MAX_DEPTH} levels deep")
         if isinstance(item, float) and not math.isfinite(item):
             raise FormatError("NaN or infinite numbers are not allowed")
+        if isinstance(item, int) and not -MAX_INT <= item <= MAX_INT:
+            raise FormatError("integers beyond 64 bits are not allowed")
         if isinstance(item, dict):
-            stack.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, list):
+            stack.extend((v, level + 1) for pair in item.items() for v in pair)
+        elif isinstance(item, (list, tuple, set, frozenset)):
             stack.extend((v, level + 1) for v in item)
 
 
 def check(value: Any) -> None:
-    """Refuse data too deep to be a config, or with non-finite numbers (for data parsed elsewhere)."""
+    """The same refusals for data parsed elsewhere (Python literals): depth, huge integers, NaN."""
     _check(value)
 
 

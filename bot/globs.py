@@ -26,7 +26,8 @@ def _compile(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"\Z")
+    # DOTALL: a path may hold a newline (git allows it), and `**` must still match across it.
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
 
 
 def match(path: str, patterns: tuple[str, ...] | list[str]) -> bool:

@@ -58,6 +58,8 @@ class FileChange(Frozen):
     binary: bool = False
     # GitHub omits the patch of very large or binary files; such a file is counted, not reviewed.
     patch_missing: bool = False
+    # At head the path is a symbolic link: its blob is the link's target, which is never followed.
+    symlink: bool = False
 
     @property
     def base_path(self) -> str | None:
@@ -139,10 +141,18 @@ class ChangeSet(BaseModel):
         return next((f for f in self.files if f.path == path), None)
 
     _raw: dict[tuple[str, str], bytes | None] = PrivateAttr(default_factory=dict)
+    _links: frozenset[str] | None = PrivateAttr(default=None)
+
+    def _symlinks(self) -> frozenset[str]:
+        if self._links is None:
+            self._links = frozenset(f.path for f in self.files if f.symlink)
+        return self._links
 
     def _text(self, rev: str, path: str) -> str | None:
         key = (rev, path)
         if key not in self._cache:
+            if rev == self.head_sha and path in self._symlinks():
+                raise UnreadableFile(path, "it is a symbolic link; links are not followed")
             if key in self._raw:
                 data = self._raw.pop(key)
             else:

@@ -58,7 +58,11 @@ def _env() -> jinja2.Environment:
 def _cell(value: object, untrusted: bool = False) -> str:
     if value is None:
         return "—"
-    return sanitize.code(str(value), table=True) if untrusted else str(value)
+    try:
+        shown = str(value)
+    except ValueError:  # an integer too long to print; parsing refuses these, but rendering must not fail
+        return "(too large to show)"
+    return sanitize.code(shown, table=True) if untrusted else shown
 
 
 def step_rows(profile: ProfileMath) -> list[dict[str, object]]:
@@ -99,6 +103,23 @@ def render_comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
             step_rows=step_rows,
             counts={s.value: report.count(s) for s in Severity},
         )
-        if len(body) <= limit or shown == 0:
-            return body[:limit]
+        if len(body) <= limit:
+            return body
+        if shown == 0:
+            return _cut(body, limit)
         shown = shown // 2
+
+
+TRUNCATED = (
+    "\n\n_Comment truncated to stay under GitHub's comment size limit; run `bot check` locally for the "
+    "full report._\n"
+)
+
+
+def _cut(body: str, limit: int) -> str:
+    """Body cut at a line end so that it and the truncation note fit in limit; the marker line stays first."""
+    if limit <= len(MARKER) + len(TRUNCATED):
+        return body[:limit]
+    cut = body[: limit - len(TRUNCATED)]
+    # Lines are whole markdown units (untrusted text never spans lines): cutting at one keeps the structure.
+    return cut[: cut.rindex("\n")] + TRUNCATED

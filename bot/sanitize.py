@@ -7,8 +7,12 @@ import unicodedata
 
 # Bidi controls and zero-width characters can hide or reorder text (Trojan Source); show them instead.
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
-_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_MENTION = re.compile(r"@(?=\w)")
 _ISSUE_REF = re.compile(r"#(?=\d)")
+# In a code span GitHub neither parses HTML nor links mentions; a word joiner after `@` or a tag-opening `<`
+# keeps it so even where the raw body is shown (notifications, other renderers) or a span is misparsed.
+_CODE_MENTION = re.compile(r"@(?=\w)")
+_CODE_TAG = re.compile(r"<(?=[A-Za-z!/?])")
 # Only characters that matter mid-line: emphasis, code, links, HTML, table cells. Text never starts a line.
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
@@ -42,7 +46,8 @@ def code(value: str, limit: int = 200, table: bool = False) -> str:
     """Untrusted text as an inline code span that cannot be closed early (or, in a table, break it)."""
     value = one_line(value, limit).strip()
     # Inert inside a code span, but the raw body must never contain a second marker-like comment.
-    value = value.replace("<!--", "<\u2060!--")
+    value = _CODE_TAG.sub("<\u2060", value)
+    value = _CODE_MENTION.sub("@\u2060", value)
     if table:
         value = value.replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", value)), default=0)

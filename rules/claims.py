@@ -51,6 +51,7 @@ _CLAIM = re.compile(
 )
 _LEGACY = re.compile(r"legacy|custom trainer|custom peft|historical|old trainer|micro-batch", re.IGNORECASE)
 MAX_BODY = 65_536
+MAX_DIGITS = 19
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,10 @@ def claims(body: str) -> list[Claim]:
     for sentence in _sentences(body[:MAX_BODY]):
         legacy = bool(_LEGACY.search(sentence))
         for m in _CLAIM.finditer(sentence):
-            value = int(m.group("value").replace(",", "").replace("_", ""))
+            digits = m.group("value").replace(",", "").replace("_", "")
+            if len(digits) > MAX_DIGITS:  # no step count is that long; int() would refuse past 4,300 digits
+                continue
+            value = int(digits)
             out.append(Claim(KEYS[m.group("key").lower()], value, " ".join(m.group(0).split()), legacy))
     return out
 

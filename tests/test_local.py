@@ -41,7 +41,11 @@ def test_symlink_is_read_as_blob_not_followed(make_repo, tmp_path):
     (r.path / "link.txt").symlink_to(secret)
     r.commit(None, "link")
     cs = load_changeset(r.path, base="main", head="pr")
-    assert cs.head_text("link.txt") == str(secret)
+    # The blob is the link's target path, never the target's content; the review refuses to use it.
+    assert cs.reader.read(cs.head_sha, "link.txt") == str(secret).encode()
+    assert cs.file("link.txt").symlink
+    with pytest.raises(UnreadableFile, match="symbolic link"):
+        cs.head_text("link.txt")
 
 
 def test_binary_text_is_unreadable(make_repo):

@@ -45,8 +45,9 @@ def test_untrusted_names_and_kinds_in_the_table(make_repo):
     body = 'COMPAT_PROFILES = {"x|@bob <b>": {"max_steps": 3, "batch_size": 8}}\n'
     report = review_change(make_repo, {"train.py": "x = 1\n"}, {"train.py": body})
     out = render_comment(report)
-    assert "`x\\|@bob <b>`<br>`train.py`:1<br><sub>Python literal</sub>" in out
-    assert "@bob" not in out.replace("`x\\|@bob <b>`", "")
+    # Code spans keep the name readable; a word joiner after `@` and `<` keeps them from pinging or tagging.
+    assert "`x\\|@\u2060bob <\u2060b>`<br>`train.py`:1<br><sub>Python literal</sub>" in out
+    assert "@bob" not in out and "<b>" not in out
 
 
 def test_errors_shown_per_side(make_repo):
