@@ -8,7 +8,9 @@ import unicodedata
 # Bidi controls and zero-width characters can hide or reorder text (Trojan Source); show them instead.
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
 _MENTION = re.compile(r"@(?=\w)")
-_ISSUE_REF = re.compile(r"#(?=\d)")
+_ISSUE_REF = re.compile(r"#(?=\d)|(?<![A-Za-z0-9])GH-(?=\d)", re.IGNORECASE)
+# Bare URLs and `www.` hosts become links under GitHub's autolink extension.
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)", re.IGNORECASE)
 # In a code span GitHub neither parses HTML nor links mentions; a word joiner after `@` or a tag-opening `<`
 # keeps it so even where the raw body is shown (notifications, other renderers) or a span is misparsed.
 _CODE_MENTION = re.compile(r"@(?=\w)")
@@ -38,7 +40,8 @@ def text(value: str, limit: int = 300) -> str:
     value = _SPECIAL.sub(r"\\\1", value)
     # Escaping alone still lets GitHub link @user and #12; a word joiner after the sigil stops it.
     value = _MENTION.sub("@\u2060", value)
-    value = _ISSUE_REF.sub("#\u2060", value)
+    value = _ISSUE_REF.sub(lambda m: m.group() + "\u2060", value)
+    value = _AUTOLINK.sub("\u2060", value)
     return value
 
 
