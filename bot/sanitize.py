@@ -8,7 +8,7 @@ import unicodedata
 # Bidi controls and zero-width characters can hide or reorder text (Trojan Source); show them instead.
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
 _MENTION = re.compile(r"@(?=\w)")
-_ISSUE_REF = re.compile(r"#(?=\d)|(?<![A-Za-z0-9])GH-(?=\d)", re.IGNORECASE)
+_ISSUE_REF = re.compile(r"#(?=\d)|GH-(?=\d)", re.IGNORECASE)
 # Bare URLs and `www.` hosts become links under GitHub's autolink extension.
 _AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)", re.IGNORECASE)
 # In a code span GitHub neither parses HTML nor links mentions; a word joiner after `@` or a tag-opening `<`
