@@ -7,7 +7,7 @@ import unicodedata
 
 # Bidi controls and zero-width characters can hide or reorder text (Trojan Source); show them instead.
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
-_MENTION = re.compile(r"@(?=\w)")
+_MENTION = re.compile(r"@")  # also e-mail autolinks, which need no word character after it
 _ISSUE_REF = re.compile(r"#(?=\d)|GH-(?=\d)", re.IGNORECASE)
 # Bare URLs and `www.` hosts become links under GitHub's autolink extension.
 _AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)", re.IGNORECASE)
@@ -15,8 +15,10 @@ _AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)", re.IGNORECASE)
 # keeps it so even where the raw body is shown (notifications, other renderers) or a span is misparsed.
 _CODE_MENTION = re.compile(r"@(?=\w)")
 _CODE_TAG = re.compile(r"<(?=[A-Za-z!/?])")
-# Only characters that matter mid-line: emphasis, code, links, HTML, table cells. Text never starts a line.
+# Characters that matter mid-line: emphasis, code, links, HTML, table cells.
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+# Text may start a block's content (a note after `> `): a heading, list, quote or rule must not begin there.
+_BLOCK_START = re.compile(r"^(\s?)(?:([#+\-=>])|(\d{1,9})([.)]))")
 
 
 def _visible(text: str) -> str:
@@ -38,6 +40,7 @@ def text(value: str, limit: int = 300) -> str:
     value = one_line(value, limit)
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     value = _SPECIAL.sub(r"\\\1", value)
+    value = _BLOCK_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[2] else f"{m[1]}{m[3]}\\{m[4]}", value)
     # Escaping alone still lets GitHub link @user and #12; a word joiner after the sigil stops it.
     value = _MENTION.sub("@\u2060", value)
     value = _ISSUE_REF.sub(lambda m: m.group() + "\u2060", value)

@@ -200,7 +200,7 @@ def reports(draw: st.DrawFn) -> Report:
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(reports())
 def test_untrusted_text_cannot_change_the_comment(report):
     body = render_comment(report)
