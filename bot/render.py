@@ -93,7 +93,8 @@ def _groups(findings: tuple[Finding, ...]) -> list[tuple[str | None, list[Findin
 def render_comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
     """The status comment for a report, kept under GitHub's size limit."""
     template = _env().get_template("comment.md.j2")
-    shown = len(report.findings)
+    # A finding takes at least a dozen characters: more than limit // 12 can never fit, so never render them.
+    shown = min(len(report.findings), limit // 12)
     while True:
         body = template.render(
             marker=MARKER,
