@@ -227,3 +227,19 @@ def test_everything_at_once_through_a_fresh_process(tmp_path):
     report = json.loads(proc.stdout)
     named = {f["path"] for f in report["findings"]}
     assert set(head) | {".github/bot.yml", "tests/test_ok.py"} <= named
+
+
+def test_nothing_from_the_pull_request_is_imported_or_run(tmp_path, capsys):
+    sentinel = tmp_path / "ran"
+    payload = f"open({str(sentinel)!r}, 'w').write('ran')\n"
+    head = {
+        "tests/conftest.py": payload,
+        "tests/test_side_effect.py": payload + "def test_x():\n    assert f() == 1\n",
+        "train/profiles.py": payload + "COMPAT_PROFILES = {'p': dict(batch_size=8, target_examples=300)}\n",
+        "setup.py": payload,
+    }
+    report, _ = check(tmp_path, capsys, {}, head)
+    assert not sentinel.exists()
+    assert not any(name.endswith("test_side_effect") for name in sys.modules)
+    # The profile built by a call is refused as not a literal, rather than evaluated.
+    assert "literal" in about(report, "train/profiles.py")[0]
