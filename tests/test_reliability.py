@@ -301,3 +301,15 @@ def test_config_over_the_size_cap_is_refused_before_parsing():
     # A document that would fail parsing fast anyway; the message proves the size check came first.
     with pytest.raises(ConfigError, match="larger than"):
         parse_config("a: &x [1]\nb: *x\n" + "#" * 300_000)
+
+
+def test_every_test_named_in_the_reliability_doc_exists():
+    import ast
+
+    doc = (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`(test_\w+\.py)::(test_\w+)`", doc))
+    assert len(named) > 60
+    for module, name in sorted(named):
+        tree = ast.parse((ROOT / "tests" / module).read_text(encoding="utf-8"))
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert name in defined, f"docs/reliability.md names {module}::{name}, which does not exist"
