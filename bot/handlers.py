@@ -45,7 +45,7 @@ class Context:
     checkout: Path | None = None
     dry_run: bool = False
     check_run: bool = False
-    echo: Callable[[str], None] = print
+    echo: Callable[[str], object] = print
     # Filled by the run: the report (for stdout and the exit code) and the one message about writing.
     report: Report | None = None
     messages: list[str] = field(default_factory=list)
