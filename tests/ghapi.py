@@ -668,4 +668,3 @@ def run_event(
     schema = json.loads((FIXTURES / "webhooks" / "workflow_run" / "completed.fields.schema.json").read_text())
     jsonschema.Draft7Validator(schema).validate(p)
     return p
-

@@ -253,7 +253,8 @@ def test_fork_run_from_another_branch_is_rejected(gh, fork, tmp_path, capsys):
 def test_event_must_be_the_workflow_run_of_a_pull_request(gh, fork, tmp_path, capsys):
     r, st = fork
     artifact = phase1(gh, r, st, tmp_path)
-    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=0, event=ghapi.run_event(st, event="push"))
+    event = ghapi.run_event(st, event="push")
+    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=0, event=event)
     assert "for a push event" in message
 
 
