@@ -139,6 +139,8 @@ def check_origin(report: Report, repository: str, event: Event) -> WorkflowRun:
 
 def check_pull(report: Report, info: PullInfo, run: WorkflowRun) -> None:
     """The pull request, read again through the API, is still the one and at the head the Report reviewed."""
+    if info.number != report.pr_number:
+        raise ArtifactError(f"GitHub answered pull request #{info.number} for #{report.pr_number}")
     if not run.pull_requests:
         # GitHub lists no pull requests on runs from forks: the pull request's head must be the run's.
         head_repo = run.head_repository.full_name if run.head_repository else None
