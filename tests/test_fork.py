@@ -121,9 +121,10 @@ def test_phase2_again_writes_nothing(gh, fork, tmp_path):
     r, st = fork
     artifact = phase1(gh, r, st, tmp_path)
     assert phase2(gh, st, tmp_path, artifact) == 0
-    before = len(gh.writes())
+    before, writes = len(gh.calls()), len(gh.writes())
     assert phase2(gh, st, tmp_path, artifact) == 0
-    assert len(gh.writes()) == before and len(mine(st)) == 1
+    assert len(gh.calls()) - before == PUBLISH_READS
+    assert len(gh.writes()) == writes and len(mine(st)) == 1
 
 
 def test_phase2_renders_the_comment_itself_from_the_validated_report(gh, fork, tmp_path):
@@ -273,8 +274,10 @@ def test_closed_pull_request_publishes_nothing(gh, fork, tmp_path, capsys):
     r, st = fork
     artifact = phase1(gh, r, st, tmp_path)
     st.state = "closed"
+    before = len(gh.calls())
     assert phase2(gh, st, tmp_path, artifact) == 0
-    assert gh.writes() == [] and "pull request #7 is closed" in capsys.readouterr().err
+    assert gh.writes() == [] and len(gh.calls()) - before == 1
+    assert "pull request #7 is closed" in capsys.readouterr().err
 
 
 def test_waiver_the_status_comment_does_not_record_is_rejected(gh, fork, tmp_path, capsys):
@@ -317,3 +320,24 @@ def test_load_artifact_accepts_what_review_saves(gh, fork, tmp_path):
     assert report.pr_number == 7 and report.repository == "octo/repo"
     with pytest.raises(ArtifactError, match="byte limit"):
         load_artifact(b"{}", limit=1)
+
+
+def test_config_path_is_read_at_base_in_both_phases(gh, make_repo, tmp_path):
+    config = "labels:\n  needs_work: bot:fix\n"
+    # The head's copy would switch the label back: only the base's counts.
+    r = make_repo({**BASE, "ci/bot.yml": config}, {**HEAD, "ci/bot.yml": "labels:\n  needs_work: x\n"})
+    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    st.head_repo = "mallory/repo"
+    st.files = [ghapi.pr_file(path, status="added") for path in HEAD]
+    st.trees = {st.base: {"ci/bot.yml": config}, st.head: {"ci/bot.yml": "labels:\n  needs_work: x\n"}}
+    ghapi.serve(gh, st)
+    artifact = tmp_path / "report.json"
+    args = build_parser().parse_args(
+        ["review", "--dry-run", "--config", "ci/bot.yml", "--output", str(artifact)]
+        + ["--checkout", str(r.path)]
+    )
+    env = _env(tmp_path, "pull_request", ghapi.pr_event("synchronize", st), "pr-event")
+    app.run(args, settings(env), github_client(gh))
+    assert json.loads(artifact.read_text(encoding="utf-8"))["labels"] == ["bot:fix"]
+    assert phase2(gh, st, tmp_path, artifact, "--config", "ci/bot.yml") == 0
+    assert st.labels == ["bot:fix"]
