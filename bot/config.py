@@ -71,6 +71,8 @@ class Config(Strict):
     profiles: Profiles = Profiles()
     handle: str = "bot"
     trunk: str | None = None
+    # Globs of paths left out of the review entirely, e.g. ["examples/**", "third_party/**"].
+    exclude: tuple[str, ...] = ()
 
     def setting(self, code: str, name: str) -> RuleSetting:
         """The settings for a rule, found by code or by name."""

@@ -82,6 +82,7 @@ def review(
         config, problem = read_config(changeset, config_path)
         if problem:
             findings.append(problem)
+    changeset = changeset.without(config.exclude)
     policy = load_policy(changeset, rules.values())
     state = Review(changeset=changeset, config=config, statements=policy.statements)
     for rule in rules.values():
@@ -101,9 +102,10 @@ def review(
         policy_files=policy.paths,
         policy_changes=policy.changes,
         coverage=Coverage(
-            files_changed=len(changeset.files) + changeset.files_unlisted,
+            files_changed=len(changeset.files) + len(changeset.excluded) + changeset.files_unlisted,
             files_reviewed=len(changeset.files) - len(unreviewed),
             not_reviewed=unreviewed,
+            files_excluded=len(changeset.excluded),
         ),
         base_sha=changeset.base_sha,
         head_sha=changeset.head_sha,

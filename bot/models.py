@@ -8,6 +8,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from bot import globs
+
 # Files larger than this are not parsed: a review must stay fast and bounded on hostile input.
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 
@@ -133,6 +135,9 @@ class ChangeSet(BaseModel):
     reader: Any = Field(default=None, exclude=True, repr=False)
     # Files the source could not list (GitHub's 3,000-file cap); counted in coverage.
     files_unlisted: int = 0
+    # Paths the repository's config leaves out of the review (vendored code, fixtures, examples).
+    exclude: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
     _cache: dict[tuple[str, str], str | None] = PrivateAttr(default_factory=dict)
 
     def file(self, path: str) -> FileChange | None:
@@ -168,10 +173,21 @@ class ChangeSet(BaseModel):
         return self._text(self.head_sha, path)
 
     def base_paths(self) -> tuple[str, ...]:
-        """Every file at base: trusted policy (AGENTS.md, config) is found there."""
+        """Every file at base outside excluded paths: trusted policy (AGENTS.md, config) is found there."""
         if self.reader is None:
             return ()
-        return self.reader.list_paths(self.base_sha)
+        paths = self.reader.list_paths(self.base_sha)
+        if self.exclude:
+            paths = tuple(p for p in paths if not globs.match(p, self.exclude))
+        return paths
+
+    def without(self, patterns: tuple[str, ...]) -> ChangeSet:
+        """This change set with the files matching patterns left out (config `exclude`)."""
+        if not patterns:
+            return self
+        kept = tuple(f for f in self.files if not globs.match(f.path, patterns))
+        gone = tuple(f.path for f in self.files if globs.match(f.path, patterns))
+        return self.model_copy(update={"files": kept, "exclude": patterns, "excluded": self.excluded + gone})
 
 
 class Finding(Frozen):
@@ -254,6 +270,7 @@ class Coverage(Frozen):
     files_changed: int
     files_reviewed: int
     not_reviewed: tuple[str, ...] = ()
+    files_excluded: int = 0
 
 
 class PolicyChange(Frozen):

@@ -2,6 +2,7 @@ from bot.config import Config, RuleSetting
 from bot.engine import review
 from bot.local import load_changeset
 from bot.models import Severity
+from bot.render import render_comment
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
 NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
@@ -79,3 +80,24 @@ def test_explicit_config_object(make_repo):
     r = make_repo({"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": NEW_TEST})
     cfg = Config(rules={"AGT001": RuleSetting(enabled=False)})
     assert review(load_changeset(r.path, base="main", head="pr"), cfg).findings == ()
+
+
+def test_excluded_paths_are_left_out_and_counted(make_repo):
+    config = "exclude:\n  - 'examples/**'\n"
+    base = {
+        "AGENTS.md": AGENTS_AGT001,
+        ".github/bot.yml": config,
+        # A policy file under an excluded path governs nothing.
+        "examples/demo/AGENTS.md": "- AGT001 does not apply here.\n",
+    }
+    head = {
+        "tests/test_a.py": NEW_TEST,
+        "examples/demo/tests/test_b.py": NEW_TEST,
+        "examples/x.profile.toml": "[",
+    }
+    report = review_change(make_repo, base, head)
+    assert [(f.rule, f.path) for f in report.findings] == [("AGT001", "tests/test_a.py")]
+    assert report.policy_files == ("AGENTS.md",)
+    cov = report.coverage
+    assert (cov.files_changed, cov.files_reviewed, cov.files_excluded) == (3, 1, 2)
+    assert "2 excluded by config" in render_comment(report)
