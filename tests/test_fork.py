@@ -341,3 +341,9 @@ def test_config_path_is_read_at_base_in_both_phases(gh, make_repo, tmp_path):
     assert json.loads(artifact.read_text(encoding="utf-8"))["labels"] == ["bot:fix"]
     assert phase2(gh, st, tmp_path, artifact, "--config", "ci/bot.yml") == 0
     assert st.labels == ["bot:fix"]
+
+
+def test_cli_default_config_path_is_the_configs():
+    from bot.config import CONFIG_PATH
+
+    assert app.CONFIG_PATH == CONFIG_PATH
