@@ -38,6 +38,8 @@ class PullInfo(Frozen):
     state: str = "open"
     head_sha: str
     head_ref: str | None = None
+    # OWNER/NAME of the head branch's repository: a fork's for pull requests from forks; None once deleted.
+    head_repo: str | None = None
     base_sha: str
     base_ref: str | None = None
     labels: tuple[str, ...] = ()

@@ -6,8 +6,14 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.models import Report
 
 STATUS_KINDS = ("commit-status", "check-run")
+# bot.config imports pydantic; `bot --help` stays import-light, so the default path is repeated here.
+CONFIG_PATH = ".github/bot.yml"
 
 
 class ReviewError(Exception):
@@ -24,7 +30,14 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
     p.add_argument("--repo", help="OWNER/NAME (default: GITHUB_REPOSITORY)")
     p.add_argument("--pr", type=int, help="pull request number (outside Actions)")
     p.add_argument(
-        "--dry-run", action="store_true", help="print the comment, label changes and status; write nothing"
+        "--dry-run",
+        action="store_true",
+        help="print the comment, label changes and status; attempt no write (phase 1 of the fork-safe pair)",
+    )
+    p.add_argument(
+        "--config",
+        default=CONFIG_PATH,
+        help="config file, read at the pull request's base revision (default: %(default)s)",
     )
     p.add_argument(
         "--checkout", type=Path, help="local clone to read files from when it has the PR's commits"
@@ -38,11 +51,11 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
     output_args(p)
 
 
-def _redact(text: str, token: str | None) -> str:
+def redact(text: str, token: str | None) -> str:
     return text.replace(token, "***") if token else text
 
 
-def _event(settings):  # type: ignore[no-untyped-def]
+def read_event(settings):  # type: ignore[no-untyped-def]
     from bot.events import EventError, parse_event
 
     if not (settings.event_name and settings.event_path):
@@ -57,7 +70,7 @@ def _event(settings):  # type: ignore[no-untyped-def]
         raise ReviewError(str(exc)) from None
 
 
-def _setup_logging() -> None:
+def setup_logging() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("bot: %(message)s"))
     logger = logging.getLogger("bot")
@@ -78,7 +91,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     repo = args.repo or settings.repository
     if not repo or repo.count("/") != 1:
         raise ReviewError("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
-    event = None if args.pr is not None else _event(settings)
+    event = None if args.pr is not None else read_event(settings)
     if client is None:
         if not token:
             raise ReviewError("no token: set GITHUB_TOKEN (or GH_TOKEN)")
@@ -93,6 +106,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         checkout=checkout,
         dry_run=args.dry_run,
         check_run=args.status == "check-run",
+        config_path=args.config,
         echo=sys.stdout.write,
     )
     try:
@@ -102,15 +116,17 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
             dispatch(ctx, event)
     except (GitHubError, SourceError) as exc:
         if ctx.report is None:
-            raise ReviewError(_redact(str(exc), token)) from None
+            raise ReviewError(redact(str(exc), token)) from None
         ctx.messages.append(str(exc))
     seen: set[str] = set()
     for message in ctx.messages:
         if message not in seen:
             seen.add(message)
-            print(f"bot: {_redact(message, token)}", file=sys.stderr)
+            print(f"bot: {redact(message, token)}", file=sys.stderr)
     if ctx.report is None:
         return 0
+    if args.output is not None:
+        save_report(args.output, ctx.report)
     if args.format == "json":
         sys.stdout.write(to_json(ctx.report))
     elif not args.dry_run:
@@ -118,14 +134,25 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     return exit_code(ctx.report, args.fail_level)
 
 
+def save_report(path: Path, report: Report) -> None:
+    """The Report as JSON (with --output): the artifact the fork-safe publish job reads."""
+    from bot.output import to_json
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(to_json(report), encoding="utf-8")
+    except OSError as exc:
+        raise ReviewError(f"cannot write {path}: {exc.strerror}") from None
+
+
 def cmd_review(args: argparse.Namespace) -> int:
     from bot.entry import settings
 
     env = settings()
-    _setup_logging()
+    setup_logging()
     token = env.token.get_secret_value() if env.token else None
     try:
         return run(args, env)
     except ReviewError as exc:
-        print(f"bot: {_redact(str(exc), token)}", file=sys.stderr)
+        print(f"bot: {redact(str(exc), token)}", file=sys.stderr)
         return 2

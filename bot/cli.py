@@ -1,4 +1,4 @@
-"""The `bot` command line: check, review, rules, example, steps and action subcommands."""
+"""The `bot` command line: check, review, publish, rules, example, steps and action subcommands."""
 
 from __future__ import annotations
 
@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _check_parser(sub)
     _review_parser(sub, _output_args)
+    from bot.publish_cli import add_parser as _publish_parser
+
+    _publish_parser(sub, _output_args)
     r = sub.add_parser("rules", help="list the rules with their documentation")
     r.add_argument("--format", choices=("text", "markdown"), default="text")
     r.add_argument("--explain", action="store_true", help="show which AGENTS.md lines turn on which rule")
@@ -181,6 +184,12 @@ def cmd_action(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_publish(args: argparse.Namespace) -> int:
+    from bot.publish_cli import cmd_publish as publish
+
+    return publish(args)
+
+
 def cmd_steps(args: argparse.Namespace) -> int:
     from bot.steps_cli import run_steps
 
@@ -194,6 +203,7 @@ COMMANDS = {
     "example": cmd_example,
     "steps": cmd_steps,
     "action": cmd_action,
+    "publish": cmd_publish,
 }
 
 

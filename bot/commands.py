@@ -18,6 +18,8 @@ _QUOTE = re.compile(r"^ {0,3}>")
 _RULE = re.compile(r"^[A-Za-z]{2,10}[0-9]{1,4}$")
 
 Name = Literal["review", "help", "waive"]
+# Commands that take no arguments.
+_PLAIN: dict[str, Name] = {"review": "review", "help": "help"}
 
 HELP = (
     "Commands (at the start of a line):\n"
@@ -65,8 +67,9 @@ def _command(words: list[str], rest: str, line: int) -> Command | None:
     if not words:
         return None
     name = words[0].lower()
-    if name in ("review", "help"):
-        return Command(name=name, line=line) if len(words) == 1 else None
+    plain = _PLAIN.get(name)
+    if plain is not None:
+        return Command(name=plain, line=line) if len(words) == 1 else None
     if name == "waive" and len(words) >= 3 and _RULE.match(words[1]):
         reason = rest.strip().split(None, 2)[2].strip()
         return Command(name="waive", rule=words[1].upper(), reason=reason[:MAX_REASON], line=line)

@@ -12,6 +12,9 @@ from rules.catalog import REGISTRY
 from rules.profiles import profile_table
 from rules.waivers import apply_waivers
 
+# The engine's own finding (not a registered rule): the config could not be used.
+CONFIG_RULE = ("BOT001", "invalid-config")
+
 
 def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, Finding | None]:
     """The config at base (trusted), or defaults plus a finding saying why it was not usable."""
@@ -20,8 +23,8 @@ def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, 
         return load_config(data), None
     except (ConfigError, UnreadableFile) as exc:
         return Config(), Finding(
-            rule="BOT001",
-            name="invalid-config",
+            rule=CONFIG_RULE[0],
+            name=CONFIG_RULE[1],
             severity=Severity.ERROR,
             path=path,
             message=f"Config ignored, defaults used: {exc}",

@@ -81,6 +81,25 @@ class Repository(Payload):
     full_name: str
 
 
+class RunPull(Payload):
+    """A pull request listed on a workflow run (GitHub lists none for runs from forks)."""
+
+    number: int
+    head: Ref
+
+
+class WorkflowRun(Payload):
+    """The run a `workflow_run` event is about: what triggered it and for which commit."""
+
+    id: int
+    event: str
+    conclusion: str | None = None
+    head_sha: str
+    head_branch: str | None = None
+    head_repository: Repository | None = None
+    pull_requests: tuple[RunPull, ...] = ()
+
+
 class Event(Payload):
     """One delivery: the event name from GITHUB_EVENT_NAME and the parts of its payload the bot uses."""
 
@@ -91,6 +110,7 @@ class Event(Payload):
     issue: IssuePayload | None = None
     comment: CommentPayload | None = None
     review: ReviewPayload | None = None
+    workflow_run: WorkflowRun | None = None
     changes: dict = Field(default_factory=dict)
     sender: User | None = None
 

@@ -190,6 +190,7 @@ class GitHubClient:
             state=data.get("state", "open"),
             head_sha=data["head"]["sha"],
             head_ref=data["head"].get("ref"),
+            head_repo=(data["head"].get("repo") or {}).get("full_name"),
             base_sha=data["base"]["sha"],
             base_ref=data["base"].get("ref"),
             labels=tuple(lb["name"] for lb in data.get("labels") or ()),

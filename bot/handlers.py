@@ -45,19 +45,23 @@ class Context:
     checkout: Path | None = None
     dry_run: bool = False
     check_run: bool = False
-    echo: Callable[[str], None] = print
+    # The trusted config, always read at the pull request's base revision.
+    config_path: str = CONFIG_PATH
+    echo: Callable[[str], object] = print
     # Filled by the run: the report (for stdout and the exit code) and the one message about writing.
     report: Report | None = None
     messages: list[str] = field(default_factory=list)
     writes: int = 0
 
 
-def _config_at(ctx: Context, base_sha: str) -> Config:
+def config_at(ctx: Context, base_sha: str) -> Config:
     """The trusted config at the base commit, from the checkout when it has it, else from the API."""
     top = local_checkout(ctx.checkout, base_sha)
     try:
         data = (
-            GitReader(top).read(base_sha, CONFIG_PATH) if top else ctx.client.read_file(base_sha, CONFIG_PATH)
+            GitReader(top).read(base_sha, ctx.config_path)
+            if top
+            else ctx.client.read_file(base_sha, ctx.config_path)
         )
         return load_config(data)
     except (ConfigError, UnreadableFile) as exc:
@@ -94,8 +98,8 @@ def review_pull(
     client = ctx.client
     info = start or client.pull(number)
     changeset = load_pull(client, info, ctx.checkout)
-    config = read_config(changeset)[0]
-    report = review(changeset)
+    config = read_config(changeset, ctx.config_path)[0]
+    report = review(changeset, config_path=ctx.config_path)
     identity = client.viewer()
     comments = client.comments(number)
     mine = ours(comments, identity)
@@ -105,7 +109,7 @@ def review_pull(
     report = _guard_partial(report, unreviewed_that_matter(changeset, config), config)
     approved = is_approved(client.reviews(number), info.author, info.head_sha)
     desired = desired_labels(report.verdict, info.draft, approved, config)
-    report = report.model_copy(update={"labels": desired})
+    report = report.model_copy(update={"labels": desired, "repository": client.repo})
     ctx.report = report
     fresh = client.pull(number)
     if fresh.head_sha != info.head_sha:
@@ -143,7 +147,7 @@ def on_review(ctx: Context, event: Event) -> None:
     pr = event.pull_request
     assert pr is not None
     client = ctx.client
-    config = _config_at(ctx, pr.base.sha)
+    config = config_at(ctx, pr.base.sha)
     approved = is_approved(client.reviews(pr.number), pr.user.login, pr.head.sha)
     fresh = client.pull(pr.number)
     if fresh.head_sha != pr.head.sha:
@@ -180,7 +184,7 @@ def on_comment(ctx: Context, event: Event) -> None:
         return
     client = ctx.client
     info = client.pull(issue.number)
-    config = _config_at(ctx, info.base_sha)
+    config = config_at(ctx, info.base_sha)
     commands = parse_commands(body, config.handle)
     if not commands:
         log.info("comment holds no command for @%s: ignored", config.handle)

@@ -310,6 +310,8 @@ class Report(Frozen):
     base_sha: str | None = None
     head_sha: str | None = None
     pr_number: int | None = None
+    # OWNER/NAME, set by `bot review`: what a saved Report was computed for (`bot publish` checks it).
+    repository: str | None = None
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)

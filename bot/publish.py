@@ -12,6 +12,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from functools import partial
 
 from pydantic import ValidationError
 
@@ -194,7 +195,7 @@ class Outcome(Frozen):
 class Publisher:
     """Makes the writes of a Plan, stopping at the first error that retrying cannot fix."""
 
-    def __init__(self, client: Client, dry_run: bool = False, echo: Callable[[str], None] = print) -> None:
+    def __init__(self, client: Client, dry_run: bool = False, echo: Callable[[str], object] = print) -> None:
         self.client = client
         self.dry_run = dry_run
         self.echo = echo
@@ -230,11 +231,11 @@ class Publisher:
                     color, description = styles.get(name, ("ededed", "bot"))
                     self.write(
                         f"create label {name!r}",
-                        lambda n=name, c=color, d=description: self.client.create_label(n, c, d),
+                        partial(self.client.create_label, name, color, description),
                     )
             self.write(f"add labels {list(add)}", lambda: self.client.add_labels(number, add))
         for name in remove:
-            self.write(f"remove label {name!r}", lambda n=name: self.client.remove_label(number, n))
+            self.write(f"remove label {name!r}", partial(self.client.remove_label, number, name))
 
     def status(self, sha: str, plan: StatusPlan) -> bool:
         if plan.kind == "commit-status":
@@ -259,9 +260,12 @@ class Publisher:
         for batch in batches[1:]:
             ok = ok and self.write(
                 f"append {len(batch)} annotations to the check run",
-                lambda b=batch: self.client.update_check_run(run_id[0], plan.description, plan.summary, b),
+                partial(self._append_annotations, run_id, plan, batch),
             )
         return ok
+
+    def _append_annotations(self, run_id: list[int], plan: StatusPlan, batch: tuple[Annotation, ...]) -> None:
+        self.client.update_check_run(run_id[0], plan.description, plan.summary, batch)
 
     def apply(self, plan: Plan, identity: str, config: Config) -> None:
         """Labels, then the status, then the comment (which records what was written)."""
@@ -274,7 +278,7 @@ class Publisher:
         if plan.comment_action == "update" and plan.comment_id is not None:
             self.write(
                 f"update status comment {plan.comment_id}",
-                lambda: self.client.edit_comment(plan.comment_id, plan.comment_body),  # type: ignore[arg-type]
+                partial(self.client.edit_comment, plan.comment_id, plan.comment_body),
             )
         elif plan.comment_action == "create":
             created = self.write(
@@ -284,7 +288,7 @@ class Publisher:
             if created and not self.dry_run:
                 self._dedupe(plan, identity)
         for dup in plan.duplicates:
-            self.write(f"delete duplicate status comment {dup}", lambda d=dup: self.client.delete_comment(d))
+            self.write(f"delete duplicate status comment {dup}", partial(self.client.delete_comment, dup))
 
     def _dedupe(self, plan: Plan, identity: str) -> None:
         # A concurrent run (or a retried POST that had gone through) may have left another: keep the oldest.
@@ -296,9 +300,7 @@ class Publisher:
                 lambda: self.client.edit_comment(keep.id, plan.comment_body),
             )
         for c in extra:
-            self.write(
-                f"delete duplicate status comment {c.id}", lambda d=c.id: self.client.delete_comment(d)
-            )
+            self.write(f"delete duplicate status comment {c.id}", partial(self.client.delete_comment, c.id))
 
 
 def _without_status(plan: Plan) -> Plan:

@@ -10,7 +10,7 @@ from bot.api import Client, PullFile, PullInfo
 from bot.config import CONFIG_PATH, Config
 from bot.diff import DiffError, parse_hunks
 from bot.local import GitReader, SourceError, load_changeset, open_repo, resolve
-from bot.models import ChangeSet, FileChange, FileStatus, PullRequest
+from bot.models import ChangeSet, FileChange, FileStatus, Hunk, PullRequest
 from rules.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def to_file_change(pf: PullFile) -> FileChange:
     old = pf.previous_path if status is FileStatus.RENAMED else None
     # A pure rename has nothing to show; any other entry without a patch is binary or too large.
     missing = pf.patch is None and not (status is FileStatus.RENAMED and pf.changes == 0)
-    hunks = ()
+    hunks: tuple[Hunk, ...] = ()
     if pf.patch:
         try:
             hunks = parse_hunks(pf.patch, pf.path)

@@ -65,7 +65,8 @@ def trunk_named(sentence: str) -> str | None:
 def _trunk(ctx: Context) -> tuple[str | None, Statement | None]:
     statements = [s for s in ctx.review.statements.get(ctx.rule.code, ()) if s.effect == "on"]
     named = [(trunk_named(s.text), s) for s in statements]
-    root_first = [(n, s) for n, s in named if n] or [(None, s) for s in statements]
+    root_first: list[tuple[str | None, Statement]] = [(n, s) for n, s in named if n]
+    root_first = root_first or [(None, s) for s in statements]
     found, statement = root_first[0] if root_first else (None, None)
     return ctx.review.config.trunk or found, statement
 

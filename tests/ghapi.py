@@ -160,10 +160,14 @@ def pull(
     changed_files: int = 1,
     title: str = "Change",
     body: str | None = "",
+    head_repo: str = "octo/repo",
+    state: str = "open",
 ) -> dict:
     p = example("pull-request")
     p["requested_teams"] = []  # GitHub's example lacks the required `type` here
-    p.update(number=number, title=title, body=body, draft=draft, changed_files=changed_files, state="open")
+    p.update(number=number, title=title, body=body, draft=draft, changed_files=changed_files, state=state)
+    p["head"]["repo"]["full_name"] = head_repo
+    p["base"]["repo"]["full_name"] = "octo/repo"
     p["user"] = user(author)
     p["head"]["sha"], p["base"]["sha"] = head, base
     p["head"]["ref"], p["base"]["ref"] = "feature", "main"
@@ -350,6 +354,8 @@ class PullState:
 
     def __init__(self, number: int = 7, head: str = "h" * 40, base: str = "b" * 40, author: str = "alice"):
         self.number, self.head, self.base, self.author = number, head, base, author
+        self.head_repo = "octo/repo"  # a fork's OWNER/NAME for pull requests from forks
+        self.state = "open"
         self.draft = False
         self.labels: list[str] = []
         self.repo_labels: list[str] = ["bug"]
@@ -420,7 +426,17 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
         if st.heads_after:
             st.head = st.heads_after.pop(0)
         changed = st.changed_files if st.changed_files is not None else len(st.files)
-        data = pull(st.number, st.head, st.base, st.author, tuple(st.labels), st.draft, changed)
+        data = pull(
+            st.number,
+            st.head,
+            st.base,
+            st.author,
+            tuple(st.labels),
+            st.draft,
+            changed,
+            head_repo=st.head_repo,
+            state=st.state,
+        )
         return 200, data, {}
 
     def create_comment(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
@@ -600,4 +616,55 @@ def review_event(action: str, st: PullState, login: str, state: str) -> dict:
     p["pull_request"]["head"]["sha"], p["pull_request"]["base"]["sha"] = st.head, st.base
     p["pull_request"]["user"]["login"] = st.author
     validate_payload("pull_request_review", action, p)
+    return p
+
+
+def _repo(full_name: str, rid: int = 1) -> dict:
+    return {"id": rid, "name": full_name.split("/")[1], "full_name": full_name, "private": False}
+
+
+def run_event(
+    st: PullState,
+    head_sha: str | None = None,
+    head_repo: str | None = None,
+    head_branch: str = "feature",
+    repository: str = "octo/repo",
+    event: str = "pull_request",
+) -> dict:
+    """A `workflow_run` completed delivery for the run that reviewed st's head; GitHub lists no pull requests
+    on it when the head repository is a fork, and the one pull request otherwise."""
+    head_sha = head_sha or st.head
+    head_repo = head_repo or st.head_repo
+    pulls = []
+    if head_repo == repository:
+        ref_repo = {"id": 1, "url": f"https://api.github.com/repos/{repository}", "name": "repo"}
+        pulls.append(
+            {
+                "url": f"https://api.github.com/repos/{repository}/pulls/{st.number}",
+                "id": 1000 + st.number,
+                "number": st.number,
+                "head": {"ref": head_branch, "sha": head_sha, "repo": ref_repo},
+                "base": {"ref": "main", "sha": st.base, "repo": ref_repo},
+            }
+        )
+    p = {
+        "action": "completed",
+        "repository": _repo(repository),
+        "sender": {"login": st.author, "id": 7, "type": "User"},
+        "workflow_run": {
+            "id": 4242,
+            "name": "bot review",
+            "event": event,
+            "status": "completed",
+            "conclusion": "success",
+            "head_sha": head_sha,
+            "head_branch": head_branch,
+            "head_repository": _repo(head_repo, 2),
+            "repository": _repo(repository),
+            "run_attempt": 1,
+            "pull_requests": pulls,
+        },
+    }
+    schema = json.loads((FIXTURES / "webhooks" / "workflow_run" / "completed.fields.schema.json").read_text())
+    jsonschema.Draft7Validator(schema).validate(p)
     return p

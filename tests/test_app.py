@@ -26,6 +26,7 @@ TOKEN = "ghs_supersecret0123456789"
 
 def args(**kw) -> argparse.Namespace:
     base = dict(repo=None, pr=None, dry_run=False, checkout=None, status="commit-status", format="markdown")
+    base.update(config=".github/bot.yml", output=None)
     return argparse.Namespace(**{**base, "fail_level": "error", **kw})
 
 

@@ -159,3 +159,52 @@ def test_help_is_import_light():
     assert proc.returncode == 0
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert not imported & {"github", "pydantic", "jinja2", "yaml", "requests", "unidiff"}, imported
+
+
+# The grants each example job needs, and no more (docs/github.md explains each).
+EXAMPLE_PERMISSIONS = {
+    ("bot.yml", "review"): {
+        "contents": "read",
+        "issues": "write",
+        "pull-requests": "write",
+        "statuses": "write",
+    },
+    ("bot-fork-review.yml", "review"): {"contents": "read", "pull-requests": "read"},
+    ("bot-fork-publish.yml", "publish"): {
+        "actions": "read",
+        "contents": "read",
+        "issues": "write",
+        "pull-requests": "write",
+        "statuses": "write",
+    },
+}
+
+
+def test_example_jobs_have_minimal_permissions():
+    found = {}
+    for path in sorted((ROOT / "docs" / "workflows").glob("*.yml")):
+        for name, job in _yaml(path)["jobs"].items():
+            found[(path.name, name)] = job["permissions"]
+    assert found == EXAMPLE_PERMISSIONS
+
+
+def test_example_workflows_pass_only_declared_inputs():
+    declared = set(yaml.safe_load(ACTION.read_text(encoding="utf-8"))["inputs"])
+    for path in [*sorted((ROOT / "docs" / "workflows").glob("*.yml")), *WORKFLOWS]:
+        for job in _yaml(path)["jobs"].values():
+            for step in job["steps"]:
+                if step.get("uses", "").startswith(("OWNER/bot@", "./")):
+                    assert set(step.get("with", {})) <= declared, (path.name, step["with"])
+
+
+def test_fork_pair_hands_the_report_over_by_name():
+    review = _yaml(ROOT / "docs" / "workflows" / "bot-fork-review.yml")
+    publish = _yaml(ROOT / "docs" / "workflows" / "bot-fork-publish.yml")
+    assert publish["on"]["workflow_run"]["workflows"] == [review["name"]]
+    (upload,) = [s for s in review["jobs"]["review"]["steps"] if "upload-artifact" in s.get("uses", "")]
+    (download,) = [s for s in publish["jobs"]["publish"]["steps"] if "download-artifact" in s.get("uses", "")]
+    assert upload["with"]["name"] == download["with"]["name"]
+    (bot,) = [s for s in review["jobs"]["review"]["steps"] if s.get("uses", "").startswith("OWNER/bot@")]
+    assert bot["with"]["mode"] == "review" and bot["with"]["dry-run"] == "true"
+    (pub,) = [s for s in publish["jobs"]["publish"]["steps"] if s.get("uses", "").startswith("OWNER/bot@")]
+    assert pub["with"]["mode"] == "publish" and pub["with"]["report"].endswith("/report.json")

@@ -1,0 +1,349 @@
+"""The fork-safe pair end to end: a read-only review saves the Report, `bot publish` validates and posts it.
+
+Both phases run the real CLI code and the real client (PyGithub) against the stateful, schema-checked fake
+GitHub of tests/ghapi.py. Request counts are the ones documented in docs/github.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot import app, publish_cli
+from bot.artifact import MAX_ARTIFACT_BYTES, ArtifactError, load_artifact
+from bot.cli import build_parser
+from bot.entry import settings
+from bot.publish import decode_state
+from tests import ghapi
+from tests.conftest import github_client
+from tests.helpers import AGENTS_AGT001
+from tests.test_publish import mine
+
+TOKEN = "ghs_forksafe0123456789"
+BASE = {"AGENTS.md": AGENTS_AGT001, "a.py": "1\n"}
+HEAD = {"tests/test_new.py": 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'}
+READ_ONLY = (403, ghapi.error("Resource not accessible by integration"), {})
+WRITES = [
+    ("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
+    ("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
+    ("DELETE", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
+    ("POST", "/repos/{owner}/{repo}/labels"),
+    ("POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels"),
+    ("DELETE", "/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"),
+    ("POST", "/repos/{owner}/{repo}/statuses/{sha}"),
+    ("POST", "/repos/{owner}/{repo}/check-runs"),
+]
+# Phase 2 on a one-page pull request without a checkout: pull, config at base (contents), viewer, comments,
+# reviews; a first publish adds repo labels, add labels, status, comment and the comments read after it.
+PUBLISH_READS = 5
+
+
+def _env(tmp_path: Path, event: str, data: dict, name: str) -> dict:
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return {
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_REPOSITORY": "octo/repo",
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_EVENT_PATH": str(path),
+    }
+
+
+@pytest.fixture
+def fork(gh, make_repo, tmp_path):
+    """A pull request #7 from the fork mallory/repo; phase 1 runs with a token GitHub refuses every write."""
+    r = make_repo(BASE, HEAD)
+    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    st.head_repo = "mallory/repo"
+    st.files = [ghapi.pr_file(path, status="added") for path in HEAD]
+    st.repo_labels = ["bug", "status:needs-work"]
+    ghapi.serve(gh, st)
+    return r, st
+
+
+def phase1(gh, r, st, tmp_path: Path) -> Path:
+    """`bot review --dry-run --output report.json` on the pull_request event, as the fork workflow runs it."""
+    for key in WRITES:
+        st.fail[key] = [READ_ONLY] * 10
+    artifact = tmp_path / "artifact" / "report.json"
+    args = build_parser().parse_args(
+        ["review", "--dry-run", "--fail-level", "none", "--output", str(artifact), "--checkout", str(r.path)]
+    )
+    env = _env(tmp_path, "pull_request", ghapi.pr_event("synchronize", st), "pr-event")
+    assert app.run(args, settings(env), github_client(gh)) == 0
+    for key in WRITES:
+        st.fail.pop(key)
+    return artifact
+
+
+def phase2(gh, st, tmp_path: Path, artifact: Path, *extra: str, event: dict | None = None) -> int:
+    """`bot publish report.json` on the workflow_run event, with a token that may write; no checkout."""
+    args = build_parser().parse_args(["publish", str(artifact), "--fail-level", "none", *extra])
+    env = _env(tmp_path, "workflow_run", event or ghapi.run_event(st), "run-event")
+    return publish_cli.run(args, settings(env), github_client(gh))
+
+
+def _tamper(artifact: Path, **changes) -> Path:
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    data.update(changes)
+    artifact.write_text(json.dumps(data), encoding="utf-8")
+    return artifact
+
+
+def test_phase1_with_a_read_only_token_writes_nothing_and_saves_the_report(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    assert gh.writes() == [] and len(gh.calls()) == 7  # pull, files, viewer, comments, reviews, pull, labels
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    assert data["repository"] == "octo/repo" and data["pr_number"] == 7 and data["head_sha"] == st.head
+    assert data["verdict"] == "needs-work" and [f["rule"] for f in data["findings"]] == ["AGT001"]
+    assert "Status comment: create" in capsys.readouterr().out  # the plan is shown, not written
+
+
+def test_phase2_publishes_one_comment_labels_and_status(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    before = len(gh.calls())
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    calls = gh.calls()[before:]
+    writes = [c for c in calls if c[0] != "GET" and not c[1].endswith("/graphql")]
+    assert len(calls) == PUBLISH_READS + 5 and len(writes) == 3, calls
+    assert len(mine(st)) == 1 and st.labels == ["status:needs-work"]
+    assert [(s["sha"], s["state"], s["context"]) for s in st.statuses] == [(st.head, "failure", "bot/review")]
+    body = mine(st)[0]["body"]
+    assert "AGT001" in body and decode_state(body).head == st.head
+    assert "needs work" in capsys.readouterr().out
+
+
+def test_phase2_again_writes_nothing(gh, fork, tmp_path):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    before, writes = len(gh.calls()), len(gh.writes())
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    assert len(gh.calls()) - before == PUBLISH_READS
+    assert len(gh.writes()) == writes and len(mine(st)) == 1
+
+
+def test_phase2_renders_the_comment_itself_from_the_validated_report(gh, fork, tmp_path):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    finding = {**data["findings"][0], "message": "ping @org/team <img src=x> [x](https://evil) <!-- x -->"}
+    _tamper(artifact, findings=[finding], labels=["status:ready", "security-approved"])
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    body = mine(st)[0]["body"]
+    assert "@org" not in body and "<img" not in body and "[x](https://evil)" not in body
+    assert body.count("<!--") == 2  # the marker and the state line, nothing from the artifact
+    assert st.labels == ["status:needs-work"]  # labels follow the verdict and config, not the artifact
+
+
+def test_same_repository_pull_request_is_matched_by_the_runs_list(gh, make_repo, tmp_path):
+    r = make_repo(BASE, HEAD)
+    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    st.files = [ghapi.pr_file(path, status="added") for path in HEAD]
+    ghapi.serve(gh, st)
+    artifact = phase1(gh, r, st, tmp_path)
+    assert ghapi.run_event(st)["workflow_run"]["pull_requests"][0]["number"] == 7
+    assert phase2(gh, st, tmp_path, artifact) == 0 and len(mine(st)) == 1
+
+
+def _rejected(gh, st, tmp_path, artifact, capsys, *, requests: int, event: dict | None = None) -> str:
+    before = len(gh.calls())
+    with pytest.raises(app.ReviewError) as info:
+        phase2(gh, st, tmp_path, artifact, event=event)
+    message = str(info.value)
+    assert message.startswith("the Report artifact was rejected, nothing was written: ")
+    assert "\n" not in message
+    assert gh.writes() == [] and len(gh.calls()) - before == requests
+    assert mine(st) == [] and st.statuses == [] and st.labels == []
+    return message
+
+
+@pytest.mark.parametrize(
+    "changes, expected",
+    [
+        ({"pr_number": 8}, "for pull request #8, but the run was for #7"),
+        ({"repository": "other/repo"}, "computed for 'other/repo', not octo/repo"),
+        ({"head_sha": "0" * 40}, "computed for commit 000000000000, but the triggering run reviewed"),
+        ({"verdict": "approved"}, "not a valid Report: verdict"),
+        ({"findings": [{"rule": "AGT001"}]}, "not a valid Report: findings.0.name"),
+        ({"schema_version": 2}, "not a version-1 Report"),
+        ({"repository": None}, "names no repository"),
+        ({"head_sha": "main"}, "names no head commit SHA"),
+        ({"coverage": {"files_changed": 1, "files_reviewed": 1}, "extra": 1}, "extra: Extra inputs"),
+    ],
+    ids=["wrong-pr", "wrong-repository", "old-head-sha", "bad-verdict", "bad-finding", "version",
+         "no-repository", "bad-sha", "unknown-key"],
+)  # fmt: skip
+def test_tampered_artifact_is_rejected_before_any_request(gh, make_repo, tmp_path, capsys, changes, expected):
+    r = make_repo(BASE, HEAD)
+    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    st.files = [ghapi.pr_file(path, status="added") for path in HEAD]
+    ghapi.serve(gh, st)
+    artifact = _tamper(phase1(gh, r, st, tmp_path), **changes)
+    assert expected in _rejected(gh, st, tmp_path, artifact, capsys, requests=0)
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"{not json", "not valid JSON"),
+        (b"[1, 2]", "not a version-1 Report"),
+        (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),
+    ],
+    ids=["not-json", "not-an-object", "deep-nesting"],
+)
+def test_unreadable_artifact_is_rejected(gh, fork, tmp_path, capsys, content, expected):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    artifact.write_bytes(content)
+    assert expected in _rejected(gh, st, tmp_path, artifact, capsys, requests=0)
+
+
+def test_oversize_artifact_is_rejected_unread(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    text = artifact.read_text(encoding="utf-8")
+    artifact.write_text(text[:-2] + " " * MAX_ARTIFACT_BYTES + "}\n", encoding="utf-8")
+    assert "over the 4,194,304-byte limit" in _rejected(gh, st, tmp_path, artifact, capsys, requests=0)
+
+
+@pytest.mark.parametrize(
+    "field, value, expected",
+    [
+        ("rule", "<!-- bot-review:status -->", "is not one of the bot's rules"),
+        ("name", "regression-test-without-reference](https://evil)", "is not one of the bot's rules"),
+        ("severity", "fatal", "findings.0.severity"),
+    ],
+)
+def test_values_shown_unescaped_must_be_the_bots_own(gh, fork, tmp_path, capsys, field, value, expected):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    _tamper(artifact, findings=[{**data["findings"][0], field: value}])
+    assert expected in _rejected(gh, st, tmp_path, artifact, capsys, requests=0)
+
+
+def test_ready_with_error_findings_is_rejected(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = _tamper(phase1(gh, r, st, tmp_path), verdict="ready")
+    assert "says ready although" in _rejected(gh, st, tmp_path, artifact, capsys, requests=0)
+
+
+def test_fork_run_for_another_pull_request_is_rejected_after_reading_it(gh, fork, tmp_path, capsys):
+    # GitHub lists no pull requests on a fork's run: the pull request's own head repository must match.
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    event = ghapi.run_event(st, head_repo="eve/repo")
+    assert event["workflow_run"]["pull_requests"] == []
+    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=1, event=event)
+    assert "does not come from the repository the triggering run was for" in message
+
+
+def test_fork_run_from_another_branch_is_rejected(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    event = ghapi.run_event(st, head_branch="other")
+    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=1, event=event)
+    assert "does not come from the branch" in message
+
+
+def test_event_must_be_the_workflow_run_of_a_pull_request(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    event = ghapi.run_event(st, event="push")
+    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=0, event=event)
+    assert "for a push event" in message
+
+
+def test_head_moved_since_the_review_publishes_nothing(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    event = ghapi.run_event(st)
+    st.head = "c" * 40  # pushed again after phase 1 ran
+    before = len(gh.calls())
+    assert phase2(gh, st, tmp_path, artifact, event=event) == 0
+    assert gh.writes() == [] and len(gh.calls()) - before == 1 and mine(st) == []
+    assert "not published: pull request #7 moved from" in capsys.readouterr().err
+
+
+def test_closed_pull_request_publishes_nothing(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    st.state = "closed"
+    before = len(gh.calls())
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    assert gh.writes() == [] and len(gh.calls()) - before == 1
+    assert "pull request #7 is closed" in capsys.readouterr().err
+
+
+def test_waiver_the_status_comment_does_not_record_is_rejected(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    forged = {"rule": "AGT001", "reason": "trust me", "by": "maintainer", "at": "2026-01-01T00:00:00Z"}
+    _tamper(artifact, findings=[], verdict="ready", waivers=[{**forged, "fingerprint": "0" * 16}])
+    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=PUBLISH_READS - 1)
+    assert "waiver of 'AGT001' is not recorded in the bot's status comment" in message
+
+
+def test_missing_repository_setting_and_non_workflow_run_event(gh, fork, tmp_path):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    args = build_parser().parse_args(["publish", str(artifact)])
+    env = _env(tmp_path, "pull_request", ghapi.pr_event("synchronize", st), "e")
+    with pytest.raises(app.ReviewError, match="runs on a workflow_run event, not pull_request"):
+        publish_cli.run(args, settings(env), github_client(gh))
+    with pytest.raises(app.ReviewError, match="no repository"):
+        publish_cli.run(args, settings({**env, "GITHUB_REPOSITORY": ""}), github_client(gh))
+
+
+def test_cli_prints_one_line_and_exits_2(fork, tmp_path, capsys, monkeypatch):
+    from bot.cli import main
+
+    artifact = tmp_path / "report.json"
+    artifact.write_text("{}", encoding="utf-8")
+    r, st = fork
+    for key, value in _env(tmp_path, "workflow_run", ghapi.run_event(st), "run").items():
+        monkeypatch.setenv(key, value)
+    assert main(["publish", str(artifact)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bot: the Report artifact was rejected")
+    assert TOKEN not in err
+
+
+def test_load_artifact_accepts_what_review_saves(gh, fork, tmp_path):
+    r, st = fork
+    report = load_artifact(phase1(gh, r, st, tmp_path).read_bytes())
+    assert report.pr_number == 7 and report.repository == "octo/repo"
+    with pytest.raises(ArtifactError, match="byte limit"):
+        load_artifact(b"{}", limit=1)
+
+
+def test_config_path_is_read_at_base_in_both_phases(gh, make_repo, tmp_path):
+    config = "labels:\n  needs_work: bot:fix\n"
+    # The head's copy would switch the label back: only the base's counts.
+    r = make_repo({**BASE, "ci/bot.yml": config}, {**HEAD, "ci/bot.yml": "labels:\n  needs_work: x\n"})
+    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    st.head_repo = "mallory/repo"
+    st.files = [ghapi.pr_file(path, status="added") for path in HEAD]
+    st.trees = {st.base: {"ci/bot.yml": config}, st.head: {"ci/bot.yml": "labels:\n  needs_work: x\n"}}
+    ghapi.serve(gh, st)
+    artifact = tmp_path / "report.json"
+    args = build_parser().parse_args(
+        ["review", "--dry-run", "--config", "ci/bot.yml", "--output", str(artifact)]
+        + ["--checkout", str(r.path)]
+    )
+    env = _env(tmp_path, "pull_request", ghapi.pr_event("synchronize", st), "pr-event")
+    app.run(args, settings(env), github_client(gh))
+    assert json.loads(artifact.read_text(encoding="utf-8"))["labels"] == ["bot:fix"]
+    assert phase2(gh, st, tmp_path, artifact, "--config", "ci/bot.yml") == 0
+    assert st.labels == ["bot:fix"]
+
+
+def test_cli_default_config_path_is_the_configs():
+    from bot.config import CONFIG_PATH
+
+    assert app.CONFIG_PATH == CONFIG_PATH
