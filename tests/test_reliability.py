@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -95,7 +96,9 @@ def test_nothing_writes_github_env_or_github_path():
 # --- Comment commands -------------------------------------------------------------------------------------
 
 
-def test_permission_lookup_timeout_denies_and_is_logged(gh, thread, caplog):
+def test_permission_lookup_timeout_denies_and_is_logged(gh, thread, caplog, monkeypatch):
+    # `bot review` may have set up the "bot" logger (its own handler, no propagation) earlier in the session.
+    monkeypatch.setattr(logging.getLogger("bot"), "propagate", True)
     url = gh.url("/repos/{owner}/{repo}/collaborators/{username}/permission", username="bob")
     for _ in range(6):  # registered before the fake's own answer, so every attempt times out
         gh.rsps.add(responses.GET, url, body=requests.exceptions.ReadTimeout("timed out"))
@@ -313,3 +316,25 @@ def test_every_test_named_in_the_reliability_doc_exists():
         tree = ast.parse((ROOT / "tests" / module).read_text(encoding="utf-8"))
         defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert name in defined, f"docs/reliability.md names {module}::{name}, which does not exist"
+
+
+def test_read_only_token_still_reaches_summary_annotations_and_exit_code(gh, pull, tmp_path, capsys):
+    from bot.app import run as review
+    from bot.cli import main
+    from bot.entry import settings
+    from tests.test_app import args
+
+    r, st = pull(base={"AGENTS.md": AGENTS_AGT001}, head={"tests/test_a.py": NEW_TEST})
+    denied = (403, ghapi.error("Resource not accessible by integration"), {})
+    st.fail[("GET", "/repos/{owner}/{repo}/labels")] = [denied]
+    saved = tmp_path / "report.json"
+    options = args(repo="octo/repo", pr=7, checkout=r.path, output=saved)
+    code = review(options, settings({"GITHUB_TOKEN": "ghs_x"}), github_client(gh))
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("Resource not accessible by integration") == 1 and gh.writes() == []
+    # The step after the review turns the saved Report into the job summary, annotations and exit code.
+    summary, outputs = tmp_path / "summary.md", tmp_path / "outputs"
+    code = main(["action", str(saved), "--step-summary", str(summary), "--github-output", str(outputs)])
+    out = capsys.readouterr().out
+    assert code == 1 and "::error file=tests/test_a.py,line=1," in out
+    assert summary.read_text(encoding="utf-8").startswith(MARKER) and "verdict<<" in outputs.read_text()
