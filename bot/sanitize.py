@@ -31,7 +31,8 @@ def _visible(text: str) -> str:
 
 def one_line(text: str, limit: int = 300) -> str:
     """Collapse whitespace and newlines, make invisible characters visible, and cap the length."""
-    text = _visible(re.sub(r"[\r\n\t ]+", " ", text))
+    # Only a prefix can be shown: do not scan megabytes of it character by character.
+    text = _visible(re.sub(r"[\r\n\t ]+", " ", text[: limit * 8]))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
