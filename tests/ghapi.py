@@ -668,3 +668,25 @@ def run_event(
     schema = json.loads((FIXTURES / "webhooks" / "workflow_run" / "completed.fields.schema.json").read_text())
     jsonschema.Draft7Validator(schema).validate(p)
     return p
+
+
+BOT_LABELS = ["status:ready", "review:pending", "status:needs-work", "review:approved"]
+
+
+def fake_pull(
+    fake: FakeGitHub,
+    make_repo: Any,
+    base: dict,
+    head: dict,
+    identity: str = "github-actions[bot]",
+    permissions: dict[str, str] | None = None,
+) -> tuple[Any, PullState]:
+    """A pull request whose commits exist in a local checkout, served by the stateful fake GitHub."""
+    r = make_repo(base, head)
+    st = PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    st.files = [pr_file(path, status="added" if path not in base else "modified") for path in head]
+    st.repo_labels = ["bug", *BOT_LABELS]
+    if permissions:
+        st.permissions = permissions
+    serve(fake, st, identity)
+    return r, st

@@ -19,20 +19,21 @@ COMMENT_ID = 492700400  # the id in GitHub's example delivery
 PERMISSION = ("GET", "/repos/octo/repo/collaborators/{}/permission")
 
 
-@pytest.fixture
-def setup(gh, make_repo):
+def thread_builder(gh, make_repo):
+    """Builds a commented pull request: a checkout, the fake GitHub and collaborators bob/rita/adam."""
+
     def build(base=None, head=None):
         base = {"AGENTS.md": AGENTS_AGT001} if base is None else base
         head = {"tests/test_a.py": NEW_TEST} if head is None else head
-        r = make_repo(base, head)
-        st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
-        st.files = [ghapi.pr_file(p, status="added" if p not in base else "modified") for p in head]
-        st.repo_labels = ["bug", *READY, "status:needs-work", "review:approved"]
-        st.permissions = {"bob": "write", "rita": "read", "adam": "admin"}
-        ghapi.serve(gh, st)
-        return r, st
+        permissions = {"bob": "write", "rita": "read", "adam": "admin"}
+        return ghapi.fake_pull(gh, make_repo, base, head, permissions=permissions)
 
     return build
+
+
+@pytest.fixture
+def setup(gh, make_repo):
+    return thread_builder(gh, make_repo)
 
 
 def deliver(gh, r, name: str, data: dict) -> Context:

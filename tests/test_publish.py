@@ -22,21 +22,20 @@ READY = ["status:ready", "review:pending"]
 REVIEW_READS = 6
 
 
-@pytest.fixture
-def pr(gh, make_repo):
-    """A pull request #7 whose commits exist in a local checkout, served by a stateful fake GitHub."""
+def pull_builder(gh, make_repo):
+    """Builds pull request #7 whose commits exist in a local checkout, served by a stateful fake GitHub."""
 
     def build(base=None, head=None, identity="github-actions[bot]", fake=None):
         base = {"a.py": "1\n"} if base is None else base
         head = {"a.py": "2\n"} if head is None else head
-        r = make_repo(base, head)
-        st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
-        st.files = [ghapi.pr_file(path, status="added" if path not in base else "modified") for path in head]
-        st.repo_labels = ["bug", *READY, "status:needs-work", "review:approved"]
-        ghapi.serve(fake or gh, st, identity)
-        return r, st
+        return ghapi.fake_pull(fake or gh, make_repo, base, head, identity)
 
     return build
+
+
+@pytest.fixture
+def pr(gh, make_repo):
+    return pull_builder(gh, make_repo)
 
 
 def run(fake, checkout, **kw) -> Context:

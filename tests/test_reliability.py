@@ -46,13 +46,13 @@ def _steps(data: dict) -> list[dict]:
 @pytest.fixture
 def thread(gh, make_repo):
     """The commented pull request of tests/test_handlers.py (checkout, fake GitHub, collaborators)."""
-    return test_handlers.setup.__wrapped__(gh, make_repo)
+    return test_handlers.thread_builder(gh, make_repo)
 
 
 @pytest.fixture
 def pull(gh, make_repo):
     """The pull request of tests/test_publish.py (checkout and a stateful fake GitHub)."""
-    return test_publish.pr.__wrapped__(gh, make_repo)
+    return test_publish.pull_builder(gh, make_repo)
 
 
 # --- Triggers and workflows -------------------------------------------------------------------------------
