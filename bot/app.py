@@ -145,14 +145,19 @@ def save_report(path: Path, report: Report) -> None:
         raise ReviewError(f"cannot write {path}: {exc.strerror}") from None
 
 
-def cmd_review(args: argparse.Namespace) -> int:
+def guarded(work, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    """Run a GitHub command with the environment's settings; its errors become one redacted line, exit 2."""
     from bot.entry import settings
 
     env = settings()
     setup_logging()
     token = env.token.get_secret_value() if env.token else None
     try:
-        return run(args, env)
+        return int(work(args, env))
     except ReviewError as exc:
         print(f"bot: {redact(str(exc), token)}", file=sys.stderr)
         return 2
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    return guarded(run, args)

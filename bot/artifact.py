@@ -8,17 +8,14 @@ produces (rule codes and names, step semantics). The comment is rendered afterwa
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from bot.api import PullInfo
 from bot.engine import CONFIG_RULE
 from bot.events import Event, WorkflowRun
 from bot.models import Report, Severity, StepValues, Waiver
-from bot.output import REPORT_SCHEMA_VERSION
+from bot.output import ReportError, parse_report
 from rules.catalog import REGISTRY
 from rules.stepmath import SEMANTICS
 
@@ -53,21 +50,10 @@ def read_artifact(path: Path, limit: int = MAX_ARTIFACT_BYTES) -> Report:
 
 def load_artifact(data: bytes, limit: int = MAX_ARTIFACT_BYTES) -> Report:
     """A Report from untrusted bytes, with what publishing needs; ArtifactError otherwise."""
-    if len(data) > limit:
-        raise ArtifactError(f"it is over the {limit:,}-byte limit for a Report")
     try:
-        raw = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise ArtifactError(f"it is not valid JSON ({type(exc).__name__})") from None
-    if not isinstance(raw, dict) or raw.get("schema_version") != REPORT_SCHEMA_VERSION:
-        raise ArtifactError(f"it is not a version-{REPORT_SCHEMA_VERSION} Report")
-    raw.pop("schema_version")
-    try:
-        report = Report.model_validate(raw)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise ArtifactError(f"it is not a valid Report: {where}: {err['msg']}") from None
+        report = parse_report(data, limit)
+    except ReportError as exc:
+        raise ArtifactError(str(exc)) from None
     _check_identity(report)
     _check_shown_values(report)
     return report

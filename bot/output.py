@@ -38,25 +38,33 @@ class ReportError(Exception):
 
 def read_report(path: Path, limit: int = MAX_REPORT_BYTES) -> Report:
     """A Report saved with to_json, validated against the model."""
-    from pydantic import ValidationError
-
     try:
         with open(path, "rb") as fh:
             data = fh.read(limit + 1)
     except OSError as exc:
         raise ReportError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return parse_report(data, limit)
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from None
+
+
+def parse_report(data: bytes, limit: int = MAX_REPORT_BYTES) -> Report:
+    """A Report from untrusted bytes (to_json's layout), or ReportError saying what is wrong."""
+    from pydantic import ValidationError
+
     if len(data) > limit:
-        raise ReportError(f"{path} is over the {limit:,}-byte limit for a Report")
+        raise ReportError(f"it is over the {limit:,}-byte limit for a Report")
     try:
         raw = json.loads(data)
     except (ValueError, RecursionError) as exc:
-        raise ReportError(f"{path} is not valid JSON: {exc}") from None
+        raise ReportError(f"it is not valid JSON ({type(exc).__name__})") from None
     if not isinstance(raw, dict) or raw.get("schema_version") != REPORT_SCHEMA_VERSION:
-        raise ReportError(f"{path} is not a version-{REPORT_SCHEMA_VERSION} Report")
+        raise ReportError(f"it is not a version-{REPORT_SCHEMA_VERSION} Report")
     raw.pop("schema_version")
     try:
         return Report.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top)"
-        raise ReportError(f"{path} is not a valid Report: {where}: {first['msg']}") from None
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise ReportError(f"it is not a valid Report: {where}: {first['msg']}") from None

@@ -16,10 +16,10 @@ from bot.app import (
     CONFIG_PATH,
     STATUS_KINDS,
     ReviewError,
+    guarded,
     read_event,
     redact,
     save_report,
-    setup_logging,
 )
 
 log = logging.getLogger("bot.publish")
@@ -125,13 +125,4 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from bot.entry import settings
-
-    env = settings()
-    setup_logging()
-    token = env.token.get_secret_value() if env.token else None
-    try:
-        return run(args, env)
-    except ReviewError as exc:
-        print(f"bot: {redact(str(exc), token)}", file=sys.stderr)
-        return 2
+    return guarded(run, args)
