@@ -120,12 +120,17 @@ def namespace(config: Config) -> frozenset[str]:
     return frozenset({n.ready, n.needs_work, n.pending, n.approved})
 
 
+def wants_review_label(verdict: str, draft: bool) -> bool:
+    """Whether the labels depend on approval (then the reviews must be read): ready and not a draft."""
+    return verdict == "ready" and not draft
+
+
 def desired_labels(verdict: str, draft: bool, approved: bool, config: Config) -> tuple[str, ...]:
     """The bot's labels for a verdict: drafts are never ready; the review label rides only with ready."""
     n = config.labels
     if verdict != "ready":
         return (n.needs_work,)
-    if draft:
+    if not wants_review_label(verdict, draft):
         return ()
     return (n.ready, n.approved if approved else n.pending)
 

@@ -20,6 +20,8 @@ READY = ["status:ready", "review:pending"]
 
 # Requests of a review of a one-page PR with a checkout: pull, files, viewer, comments, reviews, pull again.
 REVIEW_READS = 6
+# The same when the result is not ready (or the PR is a draft): no label depends on approval, no reviews read.
+NEEDS_WORK_READS = REVIEW_READS - 1
 
 
 def pull_builder(gh, make_repo):
@@ -111,7 +113,8 @@ def test_changed_result_updates_the_comment_in_place(gh, pr):
     writes = gh.writes()
     assert ("PATCH", "/repos/octo/repo/issues/comments/5") in writes
     # reads + repo labels + add needs-work + remove 2 + status + patch
-    assert len(gh.calls()) == REVIEW_READS + 1 + 1 + 2 + 1 + 1
+    assert len(gh.calls()) == NEEDS_WORK_READS + 1 + 1 + 2 + 1 + 1 == 11
+    assert ("GET", "/repos/octo/repo/pulls/7/reviews") not in gh.calls()
 
 
 def test_comment_on_a_later_page_is_found_and_updated(gh, pr):
@@ -180,6 +183,8 @@ def test_draft_is_never_ready(gh, pr):
     run(gh, r.path)
     assert st.labels == []
     assert decode_state(mine(st)[0]["body"]).head == st.head
+    # a draft carries no review label, so its reviews are not read
+    assert ("GET", "/repos/octo/repo/pulls/7/reviews") not in gh.calls()
 
 
 @pytest.mark.parametrize(
