@@ -249,9 +249,11 @@ class GitHubClient:
 
     def create_comment(self, number: int, body: str) -> Comment:
         data = self._json("POST", f"{self._path}/issues/{number}/comments", {"body": body})
+        user = data.get("user") or {}
         return Comment(
             id=data["id"],
-            author=(data.get("user") or {}).get("login", "ghost"),
+            author=user.get("login", "ghost"),
+            author_type=user.get("type") or "User",
             body=data.get("body") or "",
             created_at=data.get("created_at", ""),
         )

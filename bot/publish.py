@@ -93,9 +93,18 @@ def decode_state(body: str) -> State:
         return State()
 
 
+def is_identity(comment: Comment, identity: str) -> bool:
+    """Whether the token's identity wrote comment; an app may be named with or without REST's "[bot]"."""
+    author, me = comment.author.lower(), identity.lower()
+    if author == me:
+        return True
+    # Only an app account may match by its bare name: a person named like the app is never the bot.
+    return comment.author_type == "Bot" and author.removesuffix("[bot]") == me.removesuffix("[bot]")
+
+
 def ours(comments: tuple[Comment, ...], identity: str) -> list[Comment]:
     """The bot's status comments, oldest first: the marker AND the token's own identity, never one alone."""
-    found = [c for c in comments if MARKER in c.body and c.author.lower() == identity.lower()]
+    found = [c for c in comments if MARKER in c.body and is_identity(c, identity)]
     return sorted(found, key=lambda c: (c.created_at, c.id))
 
 
@@ -298,6 +307,9 @@ class Publisher:
     def _dedupe(self, plan: Plan, identity: str) -> None:
         # A concurrent run (or a retried POST that had gone through) may have left another: keep the oldest.
         mine = ours(self.client.comments(plan.number), identity)
+        if not mine:  # not listed yet, or written under another name than the identity query gave
+            log.warning("the new status comment is not listed as %s's; duplicates not checked", identity)
+            return
         keep, extra = mine[0], mine[1:]
         if keep.body != plan.comment_body:
             self.write(

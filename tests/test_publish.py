@@ -139,6 +139,41 @@ def test_foreign_comment_with_the_marker_is_never_ours(gh, pr):
     assert len(mine(st)) == 1 and mine(st)[0]["id"] != 3
 
 
+@pytest.mark.parametrize(
+    "viewer, app, author, kind, found",
+    [
+        # the app named without REST's "[bot]" suffix by the identity query
+        ("github-actions", "github-actions[bot]", "github-actions[bot]", "Bot", True),
+        ("github-actions[bot]", "github-actions[bot]", "github-actions[bot]", "Bot", True),
+        ("renovate[bot]", "renovate[bot]", "renovate", "User", False),  # a person named like the app
+    ],
+)
+def test_the_bots_identity_with_or_without_the_bot_suffix(gh, pr, viewer, app, author, kind, found):
+    import responses
+
+    r, st = pr(identity=app)
+    st.comments.append(ghapi.comment(5, f"{MARKER}\nold", author, kind))
+    gh.rsps.remove(responses.POST, gh.graphql_url)
+    gh.viewer(viewer)
+    ctx = run(gh, r.path)
+    assert ctx.messages == []
+    if found:  # updated in place, never a second status comment
+        assert [c["id"] for c in st.comments] == [5] and "ready for review" in st.comments[0]["body"]
+    else:  # the person's comment is left alone
+        assert len(st.comments) == 2 and st.comments[0]["body"] == f"{MARKER}\nold"
+
+
+def test_a_new_comment_not_listed_as_the_bots_own_is_left_as_it_is(gh, pr):
+    import responses
+
+    r, st = pr()
+    gh.rsps.remove(responses.POST, gh.graphql_url)
+    gh.viewer("someone-else")  # an identity that is not the comment's author: no crash, one comment
+    ctx = run(gh, r.path)
+    assert len(st.comments) == 1 and ctx.report is not None
+    assert ctx.messages == []
+
+
 def test_same_login_without_marker_is_not_the_status_comment(gh, pr):
     r, st = pr()
     st.comments.append(ghapi.comment(4, "a reply without the marker", "github-actions[bot]", "Bot"))
