@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from bot.api import DEFAULT_API_URL, Annotation, Comment, GitHubError, PullFile,
 from bot.models import MAX_TEXT_BYTES, UnreadableFile
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 # No single wait may exceed this: a run ends in bounded time; a reset an hour away is reported instead.
 MAX_WAIT = 120.0
@@ -318,6 +320,13 @@ class GitHubClient:
 
     def tree_paths(self, ref: str) -> tuple[str, ...]:
         tree = self._call(f"GET tree {ref[:12]}", lambda: self._repo.get_git_tree(ref, recursive=True))
+        if tree.raw_data.get("truncated"):
+            # GitHub lists at most 100,000 entries (7 MB) of a recursive tree; say so rather than guess.
+            log.warning(
+                "GitHub listed only part of the files at %s (%d); files beyond it were not looked at",
+                ref[:12],
+                len(tree.tree),
+            )
         return tuple(e.path for e in tree.tree if e.type == "blob")
 
     def create_status(self, sha: str, state: str, description: str, context: str) -> None:

@@ -218,7 +218,8 @@ def on_comment(ctx: Context, event: Event) -> None:
         if decision.allowed:
             allowed.append(cmd)
         else:
-            _reply(ctx, publisher, info.number, f"@{actor} `{cmd.name}` was not run: {decision.reason}.")
+            shown = f"@{config.handle} {cmd.name}"
+            _reply(ctx, publisher, info.number, f"@{actor} `{shown}` was not run: {decision.reason}.")
     if allowed:
         publisher.write("react to the command", lambda: client.react(comment.id, "+1"))
     if any(c.name == "help" for c in allowed):

@@ -162,10 +162,14 @@ def label_changes(current: tuple[str, ...], desired: tuple[str, ...], config: Co
     return add, remove
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def status_plan(report: Report, check_run: bool) -> StatusPlan:
-    errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
-    counts = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
-    head = "ready" if report.verdict == "ready" else "needs work"
+    # The words of the comment's heading and counts line, so the status and the comment read alike.
+    counts = ", ".join(_plural(report.count(s), s.value) for s in Severity)
+    head = "ready for review" if report.verdict == "ready" else "needs work"
     state = "success" if report.verdict == "ready" else "failure"
     if not check_run:
         return StatusPlan(kind="commit-status", state=state, description=f"{head}: {counts}")

@@ -90,6 +90,11 @@ def test_review_command_permissions(gh, setup, login, permission_asked, runs):
     else:
         assert st.reactions == [] and len(replies(st)) == 1 and "was not run" in replies(st)[0]
         assert mine(st) == [] and st.labels == []
+    if login == "rita":  # the reply as posted: who, which command, why
+        assert replies(st)[0] == (
+            f"{REPLY_MARKER}\n@rita `@bot review` was not run: only the pull request's author or someone "
+            "with write access can run it."
+        )
 
 
 def test_review_by_the_author_costs_these_requests(gh, setup):

@@ -62,7 +62,7 @@ def test_first_run_creates_labels_comment_and_status(gh, pr):
         {
             "sha": st.head,
             "state": "success",
-            "description": "ready: 0 errors, 0 warnings",
+            "description": "ready for review: 0 errors, 0 warnings, 0 notices",
             "context": "bot/review",
         }
     ]
