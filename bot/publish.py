@@ -210,6 +210,16 @@ class Outcome(Frozen):
     error: str | None = None
 
 
+_PAST = {"create": "created", "update": "updated", "add": "added", "remove": "removed", "set": "set"}
+_PAST |= {"append": "appended", "delete": "deleted", "react": "reacted", "reply": "replied"}
+
+
+def _done(what: str) -> str:
+    """A write's description in the past tense, for the log: "create the status comment" -> "created ..."."""
+    verb, _, rest = what.partition(" ")
+    return f"{_PAST.get(verb, verb)} {rest}".strip()
+
+
 class Publisher:
     """Makes the writes of a Plan, stopping at the first error that retrying cannot fix."""
 
@@ -235,9 +245,11 @@ class Publisher:
                 self.error = exc
             else:
                 self.problems.append(str(exc))
-            log.warning("%s failed: %s", what, exc)
+            # The reason is printed once at the end of the run; here only what did not happen.
+            log.warning("could not %s", what)
             return False
         self.writes += 1
+        log.info("%s", _done(what))
         return True
 
     def labels(self, number: int, add: tuple[str, ...], remove: tuple[str, ...], config: Config) -> None:
@@ -291,6 +303,8 @@ class Publisher:
         if plan.status is not None and not self.status(plan.head_sha, plan.status):
             plan = _without_status(plan)
         self.comment(plan, identity)
+        if not self.dry_run and self.writes == 0 and self.error is None and not self.problems:
+            log.info("pull request #%d already shows this result: nothing to write", plan.number)
 
     def comment(self, plan: Plan, identity: str) -> None:
         if plan.comment_action == "update" and plan.comment_id is not None:

@@ -103,6 +103,37 @@ def test_unchanged_rerun_makes_no_write(gh, pr):
     assert ctx.writes == 0 and len(mine(st)) == 1
 
 
+def test_the_log_says_what_was_written_and_each_problem_once(gh, pr, caplog):
+    r, st = pr()
+    with caplog.at_level("INFO", logger="bot"):
+        run(gh, r.path)
+        first = [rec.getMessage() for rec in caplog.records if rec.name.startswith("bot")]
+        caplog.clear()
+        run(gh, r.path)
+        again = [rec.getMessage() for rec in caplog.records if rec.name.startswith("bot")]
+    assert first == [
+        "added labels ['status:ready', 'review:pending']",
+        "set commit status bot/review=success (ready for review: 0 errors, 0 warnings, 0 notices)",
+        "created the status comment",
+    ]
+    assert again == ["pull request #7 already shows this result: nothing to write"]
+
+
+def test_a_refused_write_is_logged_without_its_reason_which_is_reported_once(gh, pr, caplog):
+    r, st = pr()
+    denied = (403, ghapi.error("Resource not accessible by integration"), {})
+    st.fail[("POST", "/repos/{owner}/{repo}/statuses/{sha}")] = [denied]
+    st.labels = list(READY)
+    with caplog.at_level("INFO"):
+        ctx = run(gh, r.path)
+    logged = [rec.getMessage() for rec in caplog.records]
+    status = "bot/review=success (ready for review: 0 errors, 0 warnings, 0 notices)"
+    assert logged == [f"could not set commit status {status}"]
+    (message,) = ctx.messages
+    assert message.startswith("POST /repos/octo/repo/statuses/") and "needs `statuses: write`" in message
+    assert "fork-safe pair" in message
+
+
 def test_changed_result_updates_the_comment_in_place(gh, pr):
     r, st = pr(base={"AGENTS.md": AGENTS_AGT001}, head={"tests/test_a.py": NEW_TEST})
     st.comments.append(ghapi.comment(5, f"{MARKER}\nold", "github-actions[bot]", "Bot"))
@@ -252,14 +283,21 @@ def test_head_moved_during_the_run_publishes_nothing(gh, pr):
     assert len(gh.calls()) == REVIEW_READS
 
 
-def test_rate_limit_then_success(gh, pr):
+def test_rate_limit_then_success(gh, pr, caplog):
     r, st = pr()
     limited = (403, ghapi.error("You have exceeded a secondary rate limit."), {"Retry-After": "3"})
     too_many = (429, ghapi.error("Too many requests"), {"Retry-After": "2"})
     st.fail[("POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels")] = [limited]
     st.fail[("POST", "/repos/{owner}/{repo}/statuses/{sha}")] = [too_many]
-    ctx = run(gh, r.path)
+    with caplog.at_level("INFO"):
+        ctx = run(gh, r.path)
     assert ctx.messages == [] and st.labels == READY and len(st.statuses) == 1
+    waits = [rec.getMessage() for rec in caplog.records if "retrying" in rec.getMessage()]
+    assert waits == [
+        "POST /repos/octo/repo/issues/7/labels: GitHub rate limit (403); retrying in 3s",
+        f"POST /repos/octo/repo/statuses/{st.head}: GitHub rate limit (429); retrying in 2s",
+    ]
+    assert not any(rec.name.startswith("github") for rec in caplog.records)  # PyGithub's own lines are off
     # the usual 12 requests of a first run with labels present, plus the two retried ones
     assert len(gh.calls()) == REVIEW_READS + 1 + 1 + 1 + 1 + 1 + 2
 
