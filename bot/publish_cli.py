@@ -40,7 +40,12 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
         default=CONFIG_PATH,
         help="config file, read at the pull request's base revision (default: %(default)s)",
     )
-    p.add_argument("--status", choices=STATUS_KINDS, default="commit-status")
+    p.add_argument(
+        "--status",
+        choices=STATUS_KINDS,
+        default="commit-status",
+        help="publish a commit status (default) or a check run with annotations (needs checks: write)",
+    )
     output_args(p)
 
 
