@@ -3,11 +3,12 @@
 ## What it does
 Looks at every test the change adds (pytest functions, methods of `Test*` classes and `unittest.TestCase`
 subclasses, nested test classes, sync or async, parametrized or not) and reports the regression tests
-whose docstring names neither a pull request nor a commit. Accepted references: `#828`, `PR #828`,
-`PR 828`, `pull request 828`, `GH-828`, `owner/repo#828`, a pull-request or commit URL
-(`https://github.com/o/r/pull/828`, `.../commit/1a2b3c4`), and a commit id of 7 to 40 hex digits
-(with at least one digit and one letter, or written as `commit 1234567`). Issue URLs, `#` alone,
-`GH828`, hex runs of 6 or 41+ digits and plain numbers are not references.
+whose docstring names neither a pull request nor a commit. A test moved to another file, renamed, or
+whose `def` line was edited is not new; fixtures, `conftest.py` and helper modules hold no tests.
+Accepted references: `#828`, `PR #828`, `PR 828`, `pull request 828`, `GH-828`, `owner/repo#828`, a
+pull-request or commit URL (`https://github.com/o/r/pull/828`, `.../commit/1a2b3c4`), and a commit id
+of 7 to 40 hex digits (with at least one digit and one letter, or written as `commit 1234567`). Issue
+URLs, `#` alone, `GH828`, hex runs of 6 or 41+ digits and plain numbers are not references.
 
 Which new tests count as regression tests is the option `regression`:
 `all-new-tests` (the default) takes every new test; `fix-prs` takes every new test of a PR whose

@@ -7,7 +7,8 @@ Assertions are `assert` statements, `pytest.raises`/`warns`/`deprecated_call`, `
 helpers whose name starts with `assert`, `check`, `expect` or `verify`. Constant assertions are
 `assert True`, `assert 1`, `assert "text"`, `assert (a, b)` (a non-empty tuple is always true),
 `assert 1 == 1`, `assert x == x`, and their unittest forms (`assertTrue(True)`, `assertEqual(x, x)`).
-Tests the change did not touch are never reported.
+Tests the change did not touch are never reported, nor are tests whose code it left as it was (only
+their docstring, decorators, name or file changed).
 
 ## Why is this bad?
 A test that cannot fail reports green whatever the code does. It adds to the count of passing tests while
