@@ -3,8 +3,9 @@
 ## What it does
 In a pull request that changes no non-test code, reports every test that existed at base and whose
 expected literal values changed: a literal compared in an `assert` (`== 38`, `in (1, 2)`,
-`pytest.approx(0.5)`), or passed to a unittest `assert*` method or a mock `assert_*` call, that is no
-longer there at head. Adding assertions is not a rewrite; only values that disappear count.
+`pytest.approx(0.5)`), passed to a unittest `assert*` method or a mock `assert_*` call, or in a column
+named like `expected` of its `@pytest.mark.parametrize` table, that is no longer there at head. Adding
+assertions or cases is not a rewrite; only expected values that disappear count.
 Documentation (`*.md`, `*.rst`, `*.txt`, `docs/`) and AGENTS.md/CLAUDE.md do not count as code.
 With the option `when: always` it also looks at PRs that change code. Warning by default.
 
@@ -31,6 +32,7 @@ def test_target_examples_round_up():
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import PurePosixPath
@@ -89,9 +91,47 @@ def _literal(node: ast.expr) -> str | None:
     return None
 
 
+# Parametrize columns holding the expected value ("expected", "want", "result", ...); the others are cases.
+_EXPECTED_NAME = re.compile(r"^(?:expect\w*|exp|want\w*|result\w*|out(?:put)?\w*|answer\w*|target)$")
+
+
+def _argnames(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [n.strip() for n in node.value.split(",")]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [
+            e.value.strip() for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        ]
+    return []
+
+
+def _parametrized(fn: ast.AST) -> list[ast.expr]:
+    """Expected values in a test's `@pytest.mark.parametrize` tables (the columns named like `expected`)."""
+    values: list[ast.expr] = []
+    for deco in getattr(fn, "decorator_list", ()):
+        if not (
+            isinstance(deco, ast.Call) and dotted(deco.func).endswith("parametrize") and len(deco.args) >= 2
+        ):
+            continue
+        names, table = _argnames(deco.args[0]), deco.args[1]
+        columns = [i for i, name in enumerate(names) if _EXPECTED_NAME.match(name)]
+        if not columns or not isinstance(table, (ast.List, ast.Tuple)):
+            continue
+        for row in table.elts:
+            if len(names) == 1:
+                values.append(row)
+            elif isinstance(row, (ast.Tuple, ast.List)) and len(row.elts) == len(names):
+                values.extend(row.elts[i] for i in columns)
+    return values
+
+
 def expectations(fn: ast.AST) -> list[tuple[int, str]]:
-    """(line, literal) for every expected value in a test's assertions."""
+    """(line, literal) for every expected value in a test's assertions and parametrize tables."""
     out: list[tuple[int, str]] = []
+    for cell in _parametrized(fn):
+        value = _literal(cell)
+        if value is not None:
+            out.append((cell.lineno, value))
     for node in ast.walk(fn):
         operands: list[ast.expr] = []
         if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
@@ -118,7 +158,8 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"got `{str(when)[:40]}`, so `{WHEN[0]}` is used."
         )
         when = WHEN[0]
-    errors, tests = touched_tests(ctx)
+    # Tests whose parametrize table alone changed count as "same" code; their expectations still matter.
+    errors, tests = touched_tests(ctx, include_same=True)
     yield from errors
     if when == WHEN[0] and changes_code(ctx.changeset):
         return

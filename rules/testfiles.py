@@ -279,7 +279,9 @@ def test_states(review: Review) -> dict[tuple[str, str], str]:
     return review.memo("tests.states", build)
 
 
-def touched_tests(ctx: Context, new_only: bool = False) -> tuple[list[Finding], list[Touched]]:
+def touched_tests(
+    ctx: Context, new_only: bool = False, include_same: bool = False
+) -> tuple[list[Finding], list[Touched]]:
     """Tests the change added (or, unless new_only, whose code it changed) where the rule applies.
 
     A test file that cannot be parsed becomes one finding naming the file and line. The first rule that
@@ -307,6 +309,6 @@ def touched_tests(ctx: Context, new_only: bool = False) -> tuple[list[Finding], 
             continue
         for t in tf.tests:
             state = states.get((tf.path, t.qualname))
-            if state == "new" or (state == "changed" and not new_only):
+            if state == "new" or (state == "changed" and not new_only) or (state == "same" and include_same):
                 tests.append((tf, replace(t, added=state == "new")))
     return errors, tests

@@ -29,6 +29,31 @@ CASES = [
     ("fires-approx", {}, OLD.replace("== 38", "== pytest.approx(38.0)"), ["AGT003"]),
 ]
 
+TABLE = (
+    "import pytest\n\n\n"
+    '@pytest.mark.parametrize("micro, batch, expected", [(300, 8, 38), (8, 8, 1)])\n'
+    'def test_table(micro, batch, expected):\n    """Guards PR #812."""\n'
+    "    assert max_steps(micro, batch) == expected\n"
+)
+UNNAMED = TABLE.replace("expected", "steps")
+LISTED = TABLE.replace('"micro, batch, expected"', '["micro", "batch", "want"]').replace("expected", "want")
+TABLE_CASES = [
+    # (id, base test file, head test file, expected codes): only the decorator changes in each.
+    ("fires-expected-column-changed", TABLE, TABLE.replace("(300, 8, 38)", "(300, 8, 37)"), ["AGT003"]),
+    ("silent-case-column-changed", TABLE, TABLE.replace("(300, 8, 38)", "(304, 8, 38)"), []),
+    ("silent-row-added", TABLE, TABLE.replace("(8, 8, 1)]", "(8, 8, 1), (16, 8, 2)]"), []),
+    ("silent-without-expected-column", UNNAMED, UNNAMED.replace("(300, 8, 38)", "(300, 8, 37)"), []),
+    ("fires-list-argnames", LISTED, LISTED.replace("(300, 8, 38)", "(300, 8, 37)"), ["AGT003"]),
+]
+
+
+@pytest.mark.parametrize("case", TABLE_CASES, ids=[c[0] for c in TABLE_CASES])
+def test_agt003_parametrize_tables(make_repo, case):
+    _, old, new, expected = case
+    base = {"AGENTS.md": AGENTS, "tests/test_table.py": old}
+    report = review_change(make_repo, base, {"tests/test_table.py": new})
+    assert codes(report) == expected
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_agt003_table(make_repo, case):
