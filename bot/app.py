@@ -24,8 +24,8 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
     p = sub.add_parser(
         "review",
         help="review a pull request on GitHub and publish the status comment, labels and status",
-        description="In GitHub Actions the event comes from the environment; elsewhere pass --repo and --pr "
-        "and set GITHUB_TOKEN.",
+        description="In GitHub Actions the event, repository and token come from the environment; elsewhere "
+        "pass --repo and --pr and set GITHUB_TOKEN (or GH_TOKEN).",
     )
     p.add_argument("--repo", help="OWNER/NAME (default: GITHUB_REPOSITORY)")
     p.add_argument("--pr", type=int, help="pull request number (outside Actions)")
@@ -40,13 +40,17 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
         help="config file, read at the pull request's base revision (default: %(default)s)",
     )
     p.add_argument(
-        "--checkout", type=Path, help="local clone to read files from when it has the PR's commits"
+        "--checkout",
+        type=Path,
+        help="local clone to read files from when it has the PR's commits (default: GITHUB_WORKSPACE in "
+        "Actions, the current directory with --pr); otherwise files are read through the API",
     )
     p.add_argument(
         "--status",
         choices=STATUS_KINDS,
         default="commit-status",
-        help="publish a commit status (default) or a check run with annotations (needs checks: write)",
+        help="publish a commit status (default; needs statuses: write) or a check run with annotations "
+        "(needs checks: write and a workflow or GitHub App token: personal tokens cannot create check runs)",
     )
     output_args(p)
 

@@ -35,7 +35,12 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _output_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument(
+        "--format",
+        choices=("markdown", "json"),
+        default="markdown",
+        help="print the status comment (default) or the Report as JSON",
+    )
     p.add_argument(
         "--fail-level",
         choices=FAIL_LEVELS,

@@ -22,11 +22,11 @@ Name = Literal["review", "help", "waive"]
 _PLAIN: dict[str, Name] = {"review": "review", "help": "help"}
 
 HELP = (
-    "Commands (at the start of a line):\n"
-    "- `@{handle} review`: review this pull request again (PR author or write access).\n"
-    "- `@{handle} waive RULE reason`: waive a rule's findings until the code they point at changes "
-    "(write access; not the PR author).\n"
-    "- `@{handle} help`: this message."
+    "Commands, each at the start of its own line in a comment on this pull request:\n"
+    "- `@{handle} review`: review it again (its author, or anyone with write access).\n"
+    "- `@{handle} waive RULE reason`: waive a rule's findings until the code they point at changes, "
+    "e.g. `@{handle} waive AGT001 fixture data, not a regression test` (write access; not the author).\n"
+    "- `@{handle} help`: this list."
 )
 
 
@@ -113,12 +113,20 @@ def authorize(cmd: Command, actor: str, pr_author: str, permission: str | None) 
     """May actor run cmd? permission is the API's answer, or None when the look-up failed (denied)."""
     is_author = actor.lower() == pr_author.lower()
     if cmd.name == "waive" and is_author:
-        return Decision(allowed=False, reason="the pull request's author cannot waive its findings")
+        return Decision(
+            allowed=False,
+            reason="the pull request's author cannot waive its findings; someone else with write access can",
+        )
     if cmd.name != "waive" and is_author:
         return Decision(allowed=True)
     if permission is None:
-        return Decision(allowed=False, reason="your permission on this repository could not be checked")
+        return Decision(
+            allowed=False, reason="your permission on this repository could not be checked; try again later"
+        )
     if permission.lower() in WRITE:
         return Decision(allowed=True)
-    need = "write access" if cmd.name == "waive" else "write access (or being the pull request's author)"
-    return Decision(allowed=False, reason=f"`{cmd.name}` needs {need}")
+    if cmd.name == "waive":
+        return Decision(allowed=False, reason="waiving needs write access to this repository")
+    return Decision(
+        allowed=False, reason="only the pull request's author or someone with write access can run it"
+    )

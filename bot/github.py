@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from bot.api import DEFAULT_API_URL, Annotation, Comment, GitHubError, PullFile,
 from bot.models import MAX_TEXT_BYTES, UnreadableFile
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 # No single wait may exceed this: a run ends in bounded time; a reset an hour away is reported instead.
 MAX_WAIT = 120.0
@@ -74,12 +76,26 @@ class BoundedRetry(GithubRetry):
             retry = super().increment(method, url, response, error, _pool, _stacktrace)
             if wait and response.status == 429:
                 retry.get_backoff_time = lambda: wait  # type: ignore[method-assign]
+            log.info(
+                "%s %s: GitHub rate limit (%d); retrying in %.0fs",
+                method,
+                _path(url),
+                response.status,
+                wait or retry.get_backoff_time(),
+            )
             return retry
-        return super().increment(method, url, response, error, _pool, _stacktrace)
+        retry = super().increment(method, url, response, error, _pool, _stacktrace)
+        why = f"GitHub answered {response.status}" if response is not None else type(error).__name__
+        log.info("%s %s: %s; retrying", method, _path(url), why)
+        return retry
 
     def get_retry_after(self, response: Any) -> float | None:
         value = super().get_retry_after(response)
         return None if value is None else min(value, self.max_wait)
+
+
+def _path(url: str | None) -> str:
+    return urllib.parse.urlsplit(url or "").path
 
 
 def _message(exc: GithubException) -> str:
@@ -94,6 +110,21 @@ def _reset_time(headers: Any) -> str:
     if reset is None:
         return "later"
     return datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _permission(what: str) -> str:
+    """The workflow permission a request needs, named as in a workflow's `permissions:` block."""
+    if "/statuses/" in what:
+        return "`statuses: write`"
+    if "/check-runs" in what:
+        return "`checks: write`"
+    if "/collaborators/" in what:
+        return "`metadata: read`"
+    if not what.startswith("GET "):  # comments, labels and reactions on the pull request
+        return "`issues: write` or `pull-requests: write`"
+    if what.startswith(("GET contents", "GET tree")):
+        return "`contents: read`"
+    return "`pull-requests: read`"
 
 
 def translate(exc: Exception, what: str) -> GitHubError:
@@ -116,9 +147,9 @@ def translate(exc: Exception, what: str) -> GitHubError:
         if status == 403 and READ_ONLY in msg:
             return GitHubError(
                 "read-only",
-                f"{what}: the token may not write here (403 {READ_ONLY}). On pull requests from forks "
-                "the workflow token is read-only; the bot needs pull-requests: write, issues: write and "
-                "statuses: write (or checks: write).",
+                f"{what}: the token may not do this (403 {READ_ONLY}); it needs {_permission(what)} "
+                "in the workflow's permissions. On a pull request from a fork the workflow token is "
+                "read-only whatever the workflow grants: use the fork-safe pair (docs/github.md).",
                 403,
             )
         if status in (403, 429) and "rate limit" in msg.lower():
@@ -249,9 +280,11 @@ class GitHubClient:
 
     def create_comment(self, number: int, body: str) -> Comment:
         data = self._json("POST", f"{self._path}/issues/{number}/comments", {"body": body})
+        user = data.get("user") or {}
         return Comment(
             id=data["id"],
-            author=(data.get("user") or {}).get("login", "ghost"),
+            author=user.get("login", "ghost"),
+            author_type=user.get("type") or "User",
             body=data.get("body") or "",
             created_at=data.get("created_at", ""),
         )
@@ -316,6 +349,13 @@ class GitHubClient:
 
     def tree_paths(self, ref: str) -> tuple[str, ...]:
         tree = self._call(f"GET tree {ref[:12]}", lambda: self._repo.get_git_tree(ref, recursive=True))
+        if tree.raw_data.get("truncated"):
+            # GitHub lists at most 100,000 entries (7 MB) of a recursive tree; say so rather than guess.
+            log.warning(
+                "GitHub listed only part of the files at %s (%d); files beyond it were not looked at",
+                ref[:12],
+                len(tree.tree),
+            )
         return tuple(e.path for e in tree.tree if e.type == "blob")
 
     def create_status(self, sha: str, state: str, description: str, context: str) -> None:
@@ -368,6 +408,8 @@ def connect(
     throttle: bool = True,
 ) -> GitHubClient:
     """A client for one repository; base_url is GITHUB_API_URL (GitHub Enterprise Server: https://HOST/api/v3)."""
+    # PyGithub logs each refused request and retry to stderr itself; BoundedRetry says it in the bot's words.
+    logging.getLogger("github").setLevel(logging.WARNING)
     gh = Github(
         auth=Auth.Token(token),
         base_url=base_url.rstrip("/"),

@@ -26,8 +26,9 @@ from bot.publish import (
     ours,
     plan_publish,
     review_labels,
+    wants_review_label,
 )
-from bot.pull import load_pull, local_checkout, unreviewed_that_matter
+from bot.pull import ApiReader, load_pull, local_checkout, unreviewed_that_matter
 from bot.render import MARKER
 from bot.waivers import apply_waivers, stamp
 
@@ -52,6 +53,13 @@ class Context:
     report: Report | None = None
     messages: list[str] = field(default_factory=list)
     writes: int = 0
+    # Files read through the API during this run, each fetched once (the config, then the review's reads).
+    api_reader: ApiReader | None = None
+
+    def reader(self) -> ApiReader:
+        if self.api_reader is None:
+            self.api_reader = ApiReader(self.client)
+        return self.api_reader
 
 
 def config_at(ctx: Context, base_sha: str) -> Config:
@@ -61,7 +69,7 @@ def config_at(ctx: Context, base_sha: str) -> Config:
         data = (
             GitReader(top).read(base_sha, ctx.config_path)
             if top
-            else ctx.client.read_file(base_sha, ctx.config_path)
+            else ctx.reader().read(base_sha, ctx.config_path)
         )
         return load_config(data)
     except (ConfigError, UnreadableFile) as exc:
@@ -97,7 +105,7 @@ def review_pull(
     """Review a pull request and publish the result, unless its head moved on meanwhile."""
     client = ctx.client
     info = start or client.pull(number)
-    changeset = load_pull(client, info, ctx.checkout)
+    changeset = load_pull(client, info, ctx.checkout, ctx.reader())
     config = read_config(changeset, ctx.config_path)[0]
     report = review(changeset, config_path=ctx.config_path)
     identity = client.viewer()
@@ -107,7 +115,10 @@ def review_pull(
     waivers = state.waivers + tuple(stamp(w, report, changeset) for w in new_waivers)
     report, _ = apply_waivers(report, waivers, changeset, config)
     report = _guard_partial(report, unreviewed_that_matter(changeset, config), config)
-    approved = is_approved(client.reviews(number), info.author, info.head_sha)
+    # Approval only decides the review label, which rides with ready alone: otherwise skip the request.
+    approved = wants_review_label(report.verdict, info.draft) and is_approved(
+        client.reviews(number), info.author, info.head_sha
+    )
     desired = desired_labels(report.verdict, info.draft, approved, config)
     report = report.model_copy(update={"labels": desired, "repository": client.repo})
     ctx.report = report
@@ -148,13 +159,16 @@ def on_review(ctx: Context, event: Event) -> None:
     assert pr is not None
     client = ctx.client
     config = config_at(ctx, pr.base.sha)
-    approved = is_approved(client.reviews(pr.number), pr.user.login, pr.head.sha)
     fresh = client.pull(pr.number)
     if fresh.head_sha != pr.head.sha:
         ctx.messages.append(
             f"pull request #{pr.number} moved on since the review; labels left to the next run."
         )
         return
+    if config.labels.ready not in fresh.labels:
+        log.info("pull request #%d is not marked ready: no review label to update", pr.number)
+        return
+    approved = is_approved(client.reviews(pr.number), fresh.author, fresh.head_sha)
     add, remove = label_changes(fresh.labels, review_labels(fresh.labels, approved, config), config)
     if ctx.dry_run:
         ctx.echo(f"Labels to add: {list(add) or 'none'}; to remove: {list(remove) or 'none'}\n")
@@ -204,7 +218,8 @@ def on_comment(ctx: Context, event: Event) -> None:
         if decision.allowed:
             allowed.append(cmd)
         else:
-            _reply(ctx, publisher, info.number, f"@{actor} `{cmd.name}` was not run: {decision.reason}.")
+            shown = f"@{config.handle} {cmd.name}"
+            _reply(ctx, publisher, info.number, f"@{actor} `{shown}` was not run: {decision.reason}.")
     if allowed:
         publisher.write("react to the command", lambda: client.react(comment.id, "+1"))
     if any(c.name == "help" for c in allowed):

@@ -93,9 +93,18 @@ def decode_state(body: str) -> State:
         return State()
 
 
+def is_identity(comment: Comment, identity: str) -> bool:
+    """Whether the token's identity wrote comment; an app may be named with or without REST's "[bot]"."""
+    author, me = comment.author.lower(), identity.lower()
+    if author == me:
+        return True
+    # Only an app account may match by its bare name: a person named like the app is never the bot.
+    return comment.author_type == "Bot" and author.removesuffix("[bot]") == me.removesuffix("[bot]")
+
+
 def ours(comments: tuple[Comment, ...], identity: str) -> list[Comment]:
     """The bot's status comments, oldest first: the marker AND the token's own identity, never one alone."""
-    found = [c for c in comments if MARKER in c.body and c.author.lower() == identity.lower()]
+    found = [c for c in comments if MARKER in c.body and is_identity(c, identity)]
     return sorted(found, key=lambda c: (c.created_at, c.id))
 
 
@@ -120,12 +129,17 @@ def namespace(config: Config) -> frozenset[str]:
     return frozenset({n.ready, n.needs_work, n.pending, n.approved})
 
 
+def wants_review_label(verdict: str, draft: bool) -> bool:
+    """Whether the labels depend on approval (then the reviews must be read): ready and not a draft."""
+    return verdict == "ready" and not draft
+
+
 def desired_labels(verdict: str, draft: bool, approved: bool, config: Config) -> tuple[str, ...]:
     """The bot's labels for a verdict: drafts are never ready; the review label rides only with ready."""
     n = config.labels
     if verdict != "ready":
         return (n.needs_work,)
-    if draft:
+    if not wants_review_label(verdict, draft):
         return ()
     return (n.ready, n.approved if approved else n.pending)
 
@@ -148,10 +162,14 @@ def label_changes(current: tuple[str, ...], desired: tuple[str, ...], config: Co
     return add, remove
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def status_plan(report: Report, check_run: bool) -> StatusPlan:
-    errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
-    counts = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
-    head = "ready" if report.verdict == "ready" else "needs work"
+    # The words of the comment's heading and counts line, so the status and the comment read alike.
+    counts = ", ".join(_plural(report.count(s), s.value) for s in Severity)
+    head = "ready for review" if report.verdict == "ready" else "needs work"
     state = "success" if report.verdict == "ready" else "failure"
     if not check_run:
         return StatusPlan(kind="commit-status", state=state, description=f"{head}: {counts}")
@@ -192,6 +210,16 @@ class Outcome(Frozen):
     error: str | None = None
 
 
+_PAST = {"create": "created", "update": "updated", "add": "added", "remove": "removed", "set": "set"}
+_PAST |= {"append": "appended", "delete": "deleted", "react": "reacted", "reply": "replied"}
+
+
+def _done(what: str) -> str:
+    """A write's description in the past tense, for the log: "create the status comment" -> "created ..."."""
+    verb, _, rest = what.partition(" ")
+    return f"{_PAST.get(verb, verb)} {rest}".strip()
+
+
 class Publisher:
     """Makes the writes of a Plan, stopping at the first error that retrying cannot fix."""
 
@@ -217,9 +245,11 @@ class Publisher:
                 self.error = exc
             else:
                 self.problems.append(str(exc))
-            log.warning("%s failed: %s", what, exc)
+            # The reason is printed once at the end of the run; here only what did not happen.
+            log.warning("could not %s", what)
             return False
         self.writes += 1
+        log.info("%s", _done(what))
         return True
 
     def labels(self, number: int, add: tuple[str, ...], remove: tuple[str, ...], config: Config) -> None:
@@ -273,6 +303,8 @@ class Publisher:
         if plan.status is not None and not self.status(plan.head_sha, plan.status):
             plan = _without_status(plan)
         self.comment(plan, identity)
+        if not self.dry_run and self.writes == 0 and self.error is None and not self.problems:
+            log.info("pull request #%d already shows this result: nothing to write", plan.number)
 
     def comment(self, plan: Plan, identity: str) -> None:
         if plan.comment_action == "update" and plan.comment_id is not None:
@@ -293,6 +325,9 @@ class Publisher:
     def _dedupe(self, plan: Plan, identity: str) -> None:
         # A concurrent run (or a retried POST that had gone through) may have left another: keep the oldest.
         mine = ours(self.client.comments(plan.number), identity)
+        if not mine:  # not listed yet, or written under another name than the identity query gave
+            log.warning("the new status comment is not listed as %s's; duplicates not checked", identity)
+            return
         keep, extra = mine[0], mine[1:]
         if keep.body != plan.comment_body:
             self.write(

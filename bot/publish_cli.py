@@ -40,7 +40,12 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
         default=CONFIG_PATH,
         help="config file, read at the pull request's base revision (default: %(default)s)",
     )
-    p.add_argument("--status", choices=STATUS_KINDS, default="commit-status")
+    p.add_argument(
+        "--status",
+        choices=STATUS_KINDS,
+        default="commit-status",
+        help="publish a commit status (default) or a check run with annotations (needs checks: write)",
+    )
     output_args(p)
 
 
@@ -59,6 +64,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         is_approved,
         ours,
         plan_publish,
+        wants_review_label,
     )
     from bot.render import render_comment
 
@@ -96,7 +102,9 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         mine = ours(comments, identity)
         state = decode_state(mine[0].body) if mine else State()
         check_waivers(report, state.waivers, state.head)
-        approved = is_approved(client.reviews(number), info.author, info.head_sha)
+        approved = wants_review_label(report.verdict, info.draft) and is_approved(
+            client.reviews(number), info.author, info.head_sha
+        )
     except ArtifactError as exc:
         raise ReviewError(f"the Report artifact was rejected, nothing was written: {exc}") from None
     except Stale as exc:

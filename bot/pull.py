@@ -91,8 +91,13 @@ def local_checkout(path: str | Path | None, *shas: str) -> Path | None:
     return top
 
 
-def load_pull(client: Client, info: PullInfo, checkout: str | Path | None = None) -> ChangeSet:
-    """The change set of a pull request; a checkout at the right commits fills what the API leaves out."""
+def load_pull(
+    client: Client, info: PullInfo, checkout: str | Path | None = None, reader: ApiReader | None = None
+) -> ChangeSet:
+    """The change set of a pull request; a checkout at the right commits fills what the API leaves out.
+
+    reader is the run's API reader when it already read something (the config of a comment command).
+    """
     files = [to_file_change(pf) for pf in client.pull_files(info.number)]
     unlisted = max(0, info.changed_files - len(files))
     top = local_checkout(checkout, info.base_sha, info.head_sha)
@@ -103,7 +108,7 @@ def load_pull(client: Client, info: PullInfo, checkout: str | Path | None = None
             head_sha=info.head_sha,
             files=tuple(files),
             pr=pr,
-            reader=ApiReader(client),
+            reader=reader if reader is not None else ApiReader(client),
             files_unlisted=unlisted,
         )
     local = load_changeset(top, base=info.base_sha, head=info.head_sha, pr=pr)

@@ -29,11 +29,43 @@ _ABBREVIATIONS = {"e.g", "i.e", "eg", "ie", "etc", "vs", "cf", "approx", "no", "
 # A clause that relaxes a rule for its scope instead of asking for it ("... need not name a PR").
 _RELAXED = re.compile(
     r"\b(?:need\s+not|needn't|(?:do|does|did)(?:\s+not|n't)\s+(?:need|have)\s+to|"
+    r"(?:do|does|did)(?:\s+not|n't)\s+(?:require|insist|enforce)|no\s+need\s+to|"
     r"not\s+(?:required|needed|necessary|enforced)|(?:is|are)\s+optional|exempt(?:ed)?|"
     r"(?:do|does)(?:\s+not|n't)\s+apply|(?:is|are)\s+(?:allowed|permitted|fine|ok(?:ay)?)|"
+    r"(?:is|are)\s+(?:acceptable|tolerated)|not\s+a\s+problem|(?:do|does)(?:\s+not|n't)\s+mind|"
     r"(?:may|can)\s+(?:omit|skip|ignore))\b",
     re.IGNORECASE,
 )
+# A word that negates the verb of a convention ("do not name", "never cite", "no need to reference").
+NEGATION = re.compile(r"(?:\b(?:not|never|no|neither|nor|without)\b|n't\b)", re.IGNORECASE)
+# After a negated verb, a verdict that makes the sentence a requirement again ("... that do not name a PR
+# are rejected").
+_VERDICT = re.compile(
+    r"\b(?:(?:are|is|will\s+be|get|gets)\s+(?:rejected|refused|blocked|reverted|sent\s+back)|"
+    r"(?:are|is|will\s+be)\s+not\s+(?:accepted|merged)|(?:won't|will\s+not)\s+be\s+(?:accepted|merged)|"
+    r"fail\s+review)\b",
+    re.IGNORECASE,
+)
+# Where a sentence splits into clauses that each say their own thing.
+_CLAUSE = re.compile(r";\s+|:\s+|,?\s+(?:but|whereas|while|although|though)\s+|\s+(?:--?|\u2013|\u2014)\s+")
+# A heading that states a rule ("No tautological tests") rather than naming a topic ("Tautological tests").
+_DIRECTIVE = re.compile(
+    r"(?:\b(?:no|not|never|must|should|shall|always|avoid|only|required?|forbidden|use|keep|make)\b|n't\b)",
+    re.IGNORECASE,
+)
+# A heading over a list of things not to do: each item is read as a prohibition.
+_DONT_HEADING = re.compile(
+    r"^\W*(?:don't|do\s+not|never|avoid|anti-?patterns?|forbidden|prohibited|not\s+allowed|what\s+not\s+to\s+do"
+    r"|things\s+to\s+avoid)\b",
+    re.IGNORECASE,
+)
+
+
+def negated(text: str, at: int) -> bool:
+    """Whether a negation stands between the last comma (or clause start) before `at` and `at`."""
+    return bool(NEGATION.search(re.split(r"[,;:(]|\s+but\s+", text[:at])[-1]))
+
+
 _SWITCH_OFF = re.compile(r"\b(?:off|disabled?|ignored?|skip(?:ped)?|turned\s+off)\b", re.IGNORECASE)
 _SWITCH_ON = re.compile(r"\b(?:on|enabled?|appl(?:y|ies)|enforced?|required|in\s+force)\b", re.IGNORECASE)
 _DEFERS_TO = re.compile(r"(?:[\w.-]+/)*AGENTS\.md")
@@ -224,11 +256,20 @@ class Recogniser:
         )
         return cls(compiled, names)
 
-    def read(self, line: int, sentence: str, heading: bool = False) -> Reading:
-        """Which rules one sentence turns on and off."""
+    def read(self, line: int, sentence: str, heading: bool = False, prohibited: bool = False) -> Reading:
+        """Which rules one sentence turns on and off.
+
+        A question states no rule, nor does a heading that only names a topic. Under a "Don't" heading
+        (prohibited) each item is read as if it began with "Don't".
+        """
+        text = normalise(sentence)
+        if text.rstrip().endswith("?") or (heading and not _DIRECTIVE.search(text)):
+            return Reading(line, sentence[:MAX_SENTENCE], heading=heading)
+        if prohibited and not heading:
+            text = "Don't " + text
         on: dict[str, None] = {}
         off: dict[str, None] = {}
-        for clause in re.split(r";\s+", normalise(sentence)):
+        for clause in _CLAUSE.split(text):
             relaxed = bool(_RELAXED.search(clause))
             named = self._named(clause)
             for rule, patterns in self.rules:
@@ -236,9 +277,47 @@ class Recogniser:
                     explicit_off = relaxed or _SWITCH_OFF.search(clause)
                     if explicit_off or _SWITCH_ON.search(clause):
                         (off if explicit_off else on)[rule.code] = None
-                elif patterns and any(p.search(clause) for p in patterns):
-                    (off if relaxed else on)[rule.code] = None
+                    continue
+                effect = self._effect(clause, patterns, relaxed)
+                if effect == "on":
+                    on[rule.code] = None
+                elif effect == "off":
+                    off[rule.code] = None
         return Reading(line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading)
+
+    @staticmethod
+    def _effect(clause: str, patterns: tuple[re.Pattern[str], ...], relaxed: bool) -> str | None:
+        """ "on", "off" or None for one rule's patterns in one clause.
+
+        A pattern with a group named `topic` only names what the rule is about ("tautological tests"):
+        it counts where the clause relaxes the rule ("... are fine here"). A pattern may mark the verb of
+        the convention with a group named `act`. A negation between the
+        clause's last comma and that verb ("we do not require tests to name a PR", "don't cite PRs in
+        docstrings") undoes the convention: the clause is then an opt-out if it relaxes the rule, a
+        requirement if a verdict follows ("... that do not name a PR are rejected"), else nothing.
+        """
+        found = None
+        for pattern in patterns:
+            match = pattern.search(clause)
+            if match is None:
+                continue
+            if "topic" in pattern.groupindex:
+                # Only names what the rule is about: it counts where the clause relaxes the rule.
+                found = found or ("off" if relaxed else None)
+                continue
+            if "act" not in pattern.groupindex or match.start("act") < 0:
+                found = "on"
+                break
+            if not negated(clause, match.start("act")):
+                found = "on"
+                break
+            if _VERDICT.search(clause, match.end("act")):
+                found = "on"
+                break
+            found = found or ("off" if relaxed else "negated")
+        if found is None or found == "negated":
+            return None
+        return "off" if relaxed else found
 
     def _named(self, clause: str) -> set[str]:
         if self.names is None:
@@ -249,7 +328,13 @@ class Recogniser:
 
 def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ...]:
     """Every sentence of one policy file with the rules it turns on and off."""
-    return tuple(recogniser.read(line, sentence, heading) for line, sentence, heading in sentences(text))
+    out = []
+    prohibited = False
+    for line, sentence, heading in sentences(text):
+        if heading:
+            prohibited = bool(_DONT_HEADING.search(normalise(sentence)))
+        out.append(recogniser.read(line, sentence, heading, prohibited))
+    return tuple(out)
 
 
 def _deferral(path: str, text: str, existing: set[str]) -> str | None:

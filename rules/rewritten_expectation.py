@@ -41,6 +41,21 @@ from rules.agents import is_policy_path
 from rules.base import Context, Rule
 from rules.testfiles import base_test_file, dotted, is_test_path, touched_tests
 
+# AGENTS.md wording.
+_PROHIBITION = r"(?:\b(?:no|not|never|avoid|stop)\b|n't\b)"
+_EDIT = (
+    r"(?:rewrit|chang|edit|modif|updat|adjust|tweak|alter|hack|bend|massag|fudg|relax|loosen|weaken|"
+    r"hard-?cod)\w*"
+)
+# The verb's object, within a few words: tests (not the test harness or helpers), or their expectations.
+_TESTS = (
+    r"(?:[\w']+\s+){0,3}?tests?\b(?:'s)?(?!\s+(?:harness|helpers?|utils?|utilities|infra\w*|runner|framework|"
+    r"config\w*|setup|suite\s+config|environment|names?|files?\s+names?))"
+)
+_EXPECTED = (
+    r"(?:[\w']+[\s,]+){0,3}?(?:expectations?|expected\s+(?:values?|outputs?|results?)|assertions?|"
+    r"golden\s+(?:files?|values?))\b"
+)
 WHEN = ("test-only-prs", "always")
 DOC_SUFFIXES = frozenset({".md", ".rst", ".txt", ".adoc"})
 
@@ -140,12 +155,17 @@ RULE = Rule(
     doc=__doc__ or "",
     summary="Existing tests' expected values must not change in a PR that changes no code.",
     recognisers=(
-        # A prohibition, a verb of editing, tests, and the motive: in any order.
-        r"^(?=.*\b(?:don't|do\s+not|never|must\s+not|mustn't|should\s+not|shouldn't|no|avoid)\b)"
-        r"(?=.*\b(?:rewrit\w*|chang\w*|edit\w*|modif\w*|updat\w*|adjust\w*|tweak\w*|weaken\w*|loosen\w*)\b)"
-        r"(?=.*\b(?:tests?|expectations?|expected\s+values?|assertions?)\b)"
-        r"(?=.*\b(?:match\w*|fit|suit|pass|passing|green|accommodate|new\s+behaviou?r)\b)",
-        r"^(?=.*\b(?:don't|do\s+not|never|must\s+not|no)\b)(?=.*\bweaken\w*\b)(?=.*\b(?:tests?|assertions?)\b)",
+        # A prohibition, a verb of editing whose object is tests, and the motive: "Don't rewrite passing
+        # tests to match new behavior" (not "Don't change the API to make tests pass").
+        r"^(?=.*\b(?:match\w*|fit|suit|pass|passes|passing|green|accommodate|agree\w*|force|forcing|"
+        r"new\s+behaviou?r|broken|implementation)\b).*?" + _PROHIBITION + r".*?\b" + _EDIT + r"\s+" + _TESTS,
+        # Expected values and assertions are never to be edited, whatever the motive.
+        _PROHIBITION + r".*?\b" + _EDIT + r"\s+" + _EXPECTED,
+        # A verdict after the fact: "Hard-coding expected values to force a green run is unacceptable".
+        r"\b" + _EDIT + r"\s+(?:" + _TESTS + r"|" + _EXPECTED + r").*\b(?:is|are)\s+(?:unacceptable|not\s+"
+        r"(?:acceptable|allowed|permitted|ok(?:ay)?)|forbidden|prohibited|banned)\b",
+        # What the rule is about, for opt-outs: "Updating expected values is fine in this folder".
+        r"(?P<topic>\b" + _EDIT + r"\s+(?:" + _TESTS + r"|" + _EXPECTED + r"))",
     ),
     options={"when": WHEN[0]},
     phrases=(

@@ -7,7 +7,8 @@ Assertions are `assert` statements, `pytest.raises`/`warns`/`deprecated_call`, `
 helpers whose name starts with `assert`, `check`, `expect` or `verify`. Constant assertions are
 `assert True`, `assert 1`, `assert "text"`, `assert (a, b)` (a non-empty tuple is always true),
 `assert 1 == 1`, `assert x == x`, and their unittest forms (`assertTrue(True)`, `assertEqual(x, x)`).
-Tests the change did not touch are never reported.
+Tests the change did not touch are never reported, nor are tests whose code it left as it was (only
+their docstring, decorators, name or file changed).
 
 ## Why is this bad?
 A test that cannot fail reports green whatever the code does. It adds to the count of passing tests while
@@ -38,6 +39,12 @@ from bot.models import Finding, Severity
 from rules.base import Context, Rule
 from rules.testfiles import dotted, touched_tests
 
+# AGENTS.md wording.
+_PROHIBITION = (
+    r"(?:\b(?:no|not|never|avoid\w*|forbid\w*|ban(?:ned)?|reject\w*|prohibit\w*|disallow\w*|unacceptable)\b"
+    r"|n't\b)"
+)
+_MUST = r"(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|(?:is|are)\s+required\s+to)"
 _ASSERT_PREFIXES = ("assert", "check", "expect", "verify")
 _PYTEST_CHECKS = {"raises", "warns", "deprecated_call", "fail"}
 _ALWAYS_TRUE_OPS = (ast.Eq, ast.Is, ast.LtE, ast.GtE)
@@ -156,12 +163,25 @@ RULE = Rule(
     doc=__doc__ or "",
     summary="Added or changed tests must assert something that can fail.",
     recognisers=(
-        r"\btautolog\w*",
-        r"^(?=.*\btests?\b)(?=.*\b(?:always\s+pass(?:es)?|can(?:not|'t)\s+fail|never\s+fails?|"
-        r"trivially\s+pass(?:es)?|pass\s+no\s+matter\s+what)\b)",
-        r"^(?=.*\btests?\b)(?=.*\b(?:at\s+least\s+one|something|real|meaningful|actually)\b\s*"
-        r"(?:\w+\s+){0,2}(?:assert\w*|checks?|verif\w*)|.*\b(?:assert|check|verify)\w*\s+"
-        r"(?:something|at\s+least))",
+        # A prohibition before tautological tests or assertions: "No tautological tests", "Tests must not
+        # be tautological" (not "re-asserting this is near-tautological, not our code").
+        _PROHIBITION + r".*?\btautolog\w*\s+(?:\w+\s+){0,2}?(?:tests?|assert\w*|checks?|expectations?)\b",
+        r"\b(?:tests?|assert\w*)\b.*?" + _PROHIBITION + r".*?\btautolog",
+        r"\btautolog\w*\s+(?:\w+\s+){0,2}?(?:tests?|assert\w*|checks?)\b.*\b(?:are|is|will\s+be|get)\s+"
+        r"(?:rejected|forbidden|banned|prohibited|not\s+(?:allowed|accepted|permitted))\b",
+        # Tests described as unable to fail: "Never write tests that always pass" (not "tests always pass").
+        r"\btests?\s+(?:that|which)\s+(?:\w+\s+){0,2}?(?:always\s+pass(?:es)?|can(?:not|'t|\s+not)\s+"
+        r"(?:possibly\s+)?fail|never\s+fails?|(?:would|will)\s+pass\s+(?:anyway|regardless|no\s+matter\s+what)|"
+        r"pass(?:es)?\s+no\s+matter\s+what|trivially\s+pass(?:es)?)\b",
+        r"\btests?\b.*\b(?:must|should|needs?\s+to|has\s+to|have\s+to)\s+be\s+able\s+to\s+fail\b",
+        # Tests must assert something: "Every test must assert something", "... at least one real assertion".
+        r"\btests?\b(?:\s+\w+){0,3}?\s+" + _MUST + r"\s+(?:\w+\s+){0,2}?(?:assert|check|verify)\w*\s+"
+        r"(?:on\s+)?(?:something|at\s+least\s+one|anything\s+real)\b",
+        r"\btests?\b(?:\s+\w+){0,3}?\s+(?:" + _MUST + r"\s+(?:\w+\s+){0,2}?(?:contain|have|include|make)|"
+        r"needs?|requires?)\s+(?:at\s+least\s+one|an?|one)(?:\s+(?:real|meaningful|actual|proper))?"
+        r"\s+(?:assert\w*|checks?|expectations?)\b",
+        # What the rule is about, for opt-outs: "Tautological tests are fine in this folder".
+        r"(?P<topic>\btautolog\w*\s+(?:\w+\s+){0,2}?(?:tests?|assert\w*|checks?))",
     ),
     phrases=(
         "No tautological tests.",

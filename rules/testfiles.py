@@ -1,15 +1,23 @@
 """Test functions in changed Python test files, found by parsing (never importing) them.
 
-Tests are what pytest and unittest would collect: `test*` functions at module level (also inside
-module-level `if`/`try`/`with` blocks), `test*` methods of `Test*` classes and of `TestCase` subclasses
+Tests are what pytest and unittest would collect with their default settings. In a test module
+(`test_*.py`, `*_test.py`): `test*` functions at module level (also inside module-level `if`/`try`/
+`with` blocks), `test*` methods of `Test*` classes without an `__init__` and of `TestCase` subclasses
 (also through a base class defined in the same file), and of test classes nested in test classes; sync
-or async, parametrized or not.
+or async, parametrized or not. In other `test*.py` modules (`tests.py`, `testing.py`) only `TestCase`
+subclasses, which unittest loads. Not tests: `conftest.py` and helper modules under `tests/`, fixtures
+(`@pytest.fixture def test_data()`), and functions nested in tests.
+
+A test counts as new only when it did not exist before: a test moved to another file or place, renamed,
+or whose `def` line was edited is not new, and a test whose code (its docstring and decorators aside)
+is unchanged is not a changed test.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from bot.models import FileChange, FileStatus, Finding, UnreadableFile
@@ -52,10 +60,21 @@ Touched = tuple[TestFile, TestFunction]
 
 
 def is_test_path(path: str) -> bool:
+    """Whether a file is test code (a test module or a helper under `tests/`), as opposed to product code."""
     p = PurePosixPath(path)
     if p.suffix != ".py":
         return False
     return p.name.startswith("test_") or p.name.endswith("_test.py") or "tests" in p.parts[:-1]
+
+
+def collects(path: str) -> str | None:
+    """What runners collect from a file: "all" (pytest and unittest), "unittest" (TestCase only) or None."""
+    name = PurePosixPath(path).name
+    if not name.endswith(".py") or name == "conftest.py":
+        return None
+    if name.startswith("test_") or name.endswith("_test.py"):
+        return "all"
+    return "unittest" if name.startswith("test") else None
 
 
 def dotted(node: ast.expr) -> str:
@@ -72,14 +91,28 @@ def dotted(node: ast.expr) -> str:
     return ""
 
 
-def _is_test_class(node: ast.ClassDef, known: set[str]) -> bool:
-    if node.name.startswith("Test"):
-        return True
+def _is_test_class(node: ast.ClassDef, known: set[str], unittest_only: bool = False) -> bool:
     for base in node.bases:
         name = dotted(base).rsplit(".", 1)[-1]
         if name.endswith("TestCase") or name in known:
             return True
-    return False
+    if unittest_only or not node.name.startswith("Test"):
+        return False
+    # pytest does not collect a Test* class that defines __init__ (it warns instead).
+    return not any(isinstance(n, ast.FunctionDef) and n.name == "__init__" for n in node.body)
+
+
+def _is_fixture(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(dotted(d).rsplit(".", 1)[-1] in ("fixture", "yield_fixture") for d in node.decorator_list)
+
+
+def code_key(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """A test's code without its name, position, docstring and decorators: equal keys, same test."""
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        if isinstance(body[0].value.value, str):
+            body = body[1:]
+    return "|".join([type(node).__name__, ast.dump(node.args), *(ast.dump(b) for b in body)])
 
 
 def _leading_comments(lines: list[str], first: int) -> int:
@@ -91,9 +124,10 @@ def _leading_comments(lines: list[str], first: int) -> int:
 
 
 class _Collector:
-    def __init__(self, lines: list[str], added: frozenset[int]) -> None:
+    def __init__(self, lines: list[str], added: frozenset[int], unittest_only: bool = False) -> None:
         self.lines = lines
         self.added = added
+        self.unittest_only = unittest_only
         self.known: set[str] = set()
         self.found: list[TestFunction] = []
 
@@ -119,10 +153,12 @@ class _Collector:
     def walk(self, body: list[ast.stmt], prefix: str, in_class: bool) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if node.name.startswith("test") and (in_class or not prefix):
+                if not node.name.startswith("test") or _is_fixture(node):
+                    continue
+                if in_class or not (prefix or self.unittest_only):
                     self.test(node, prefix)
             elif isinstance(node, ast.ClassDef):
-                if _is_test_class(node, self.known):
+                if _is_test_class(node, self.known, self.unittest_only and not in_class):
                     self.known.add(node.name)
                     self.walk(node.body, f"{prefix}{node.name}.", True)
             elif not prefix and isinstance(node, (ast.If, ast.Try, ast.With)):
@@ -134,13 +170,16 @@ class _Collector:
 
 def parse_tests(path: str, text: str, added: frozenset[int]) -> TestFile:
     """Test functions of one file's text; a file that does not parse gets an error, not an exception."""
+    collected = collects(path)
+    if collected is None:
+        return TestFile(path=path, tests=(), text=text)
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         return TestFile(path=path, tests=(), error=f"syntax error: {exc.msg}", error_line=exc.lineno)
     except (RecursionError, MemoryError, ValueError):
         return TestFile(path=path, tests=(), error="file is too deeply nested or too large to parse")
-    collector = _Collector(text.splitlines(), added)
+    collector = _Collector(text.splitlines(), added, unittest_only=collected == "unittest")
     try:
         collector.walk(tree.body, "", False)
     except RecursionError:
@@ -188,15 +227,69 @@ def base_test_file(review: Review, f: FileChange) -> TestFile | None:
     return review.memo(f"tests.base:{base_path}", build)
 
 
+def _base_tests(review: Review) -> dict[str, tuple[str, TestFile]]:
+    """Base versions of the changed test files, by base path: (head path or "", parsed base file)."""
+    out: dict[str, tuple[str, TestFile]] = {}
+    for f in review.changeset.files:
+        base_path = f.base_path
+        if base_path is None or collects(base_path) is None:
+            continue
+        base = base_test_file(review, f)
+        if base is not None and base.tests:
+            out[base_path] = ("" if f.status is FileStatus.REMOVED else f.path, base)
+    return out
+
+
+def test_states(review: Review) -> dict[tuple[str, str], str]:
+    """For each test the change touched, by (path, qualname): "new", "changed" or "same" (memoised).
+
+    "new": no test of that name was in the file at base, and it is not one that left another place
+    (same code, name or file aside). "changed": its code differs from before. "same": only its
+    docstring, decorators, name or place changed.
+    """
+
+    def build() -> dict[tuple[str, str], str]:
+        touched = [(tf, t) for tf in changed_test_files(review) for t in tf.tests if t.changed and t.node]
+        if not touched:
+            return {}
+        bases = _base_tests(review)
+        before: dict[tuple[str, str], TestFunction] = {}
+        for head_path, base in bases.values():
+            for t in base.tests:
+                before[(head_path, t.qualname)] = t
+        now = {(tf.path, t.qualname) for tf in changed_test_files(review) for t in tf.tests}
+        # Tests gone from where they were: the pool a moved or renamed test comes from.
+        left = Counter(code_key(t.node) for where, t in before.items() if t.node and where not in now)
+        states: dict[tuple[str, str], str] = {}
+        for tf, t in touched:
+            assert t.node is not None
+            old = before.get((tf.path, t.qualname))
+            if old is not None and old.node is not None:
+                same = code_key(old.node) == code_key(t.node)
+                states[(tf.path, t.qualname)] = "same" if same else "changed"
+                continue
+            key = code_key(t.node) if left else ""
+            if left[key] > 0:
+                left[key] -= 1
+                states[(tf.path, t.qualname)] = "same"
+            else:
+                states[(tf.path, t.qualname)] = "new" if t.added else "changed"
+        return states
+
+    return review.memo("tests.states", build)
+
+
 def touched_tests(ctx: Context, new_only: bool = False) -> tuple[list[Finding], list[Touched]]:
-    """Tests the change added (or, unless new_only, changed) where the rule applies, after parse errors.
+    """Tests the change added (or, unless new_only, whose code it changed) where the rule applies.
 
     A test file that cannot be parsed becomes one finding naming the file and line. The first rule that
-    reaches it reports it, so several rules do not repeat the same syntax error.
+    reaches it reports it, so several rules do not repeat the same syntax error. In the tests returned,
+    `added` says whether the test is new (see test_states), not only whether its `def` line is.
     """
     reported: set[str] = ctx.review.memo("tests.errors_reported", set)
     errors: list[Finding] = []
     tests: list[Touched] = []
+    states = test_states(ctx.review)
     for tf in changed_test_files(ctx.review):
         if not ctx.applies(tf.path):
             continue
@@ -212,5 +305,8 @@ def touched_tests(ctx: Context, new_only: bool = False) -> tuple[list[Finding], 
                     )
                 )
             continue
-        tests += [(tf, t) for t in tf.tests if (t.added if new_only else t.changed)]
+        for t in tf.tests:
+            state = states.get((tf.path, t.qualname))
+            if state == "new" or (state == "changed" and not new_only):
+                tests.append((tf, replace(t, added=state == "new")))
     return errors, tests

@@ -29,21 +29,32 @@ import re
 from collections.abc import Iterator
 
 from bot.models import Finding, Severity
-from rules.agents import normalise
+from rules.agents import negated, normalise
 from rules.base import Context, Rule, Statement
 
+# PRs in general, not one kind of them ("Release PRs go to main" says nothing of feature PRs).
+_ALL_PRS = (
+    r"(?<!hotfix\s)(?<!hotfix-)(?<!release\s)(?<!backport\s)(?<!dependabot\s)(?<!renovate\s)(?<!docs\s)"
+    r"\b(?:PRs?|pull\s+requests?|merge\s+requests?)\b"
+)
 _BRANCH = r"['\"]?([A-Za-z0-9][\w./-]*[\w])['\"]?"
 # Where a sentence names the trunk, most telling first.
 _TRUNK_NAMES = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
-        r"\b(?:PRs?|pull\s+requests?|merge\s+requests?)\b(?:\s+\w+){0,3}?\s+(?:back\s+)?"
+        _ALL_PRS + r"(?:\s+\w+){0,3}?\s+(?:back\s+)?"
         r"(?:to|into|against|targeting|target|at)\s+(?:the\s+)?" + _BRANCH,
         r"\b(?:merge|land)\s+(?:\w+\s+){0,2}?(?:back\s+)?(?:to|into|against)\s+(?:the\s+)?" + _BRANCH,
         r"\bbranch(?:es)?\s+(?:off|from)\s+(?:of\s+)?(?:the\s+)?" + _BRANCH,
         _BRANCH + r"\s+is\s+(?:the|our)\s+trunk\b",
         r"\btrunk\s+(?:is|branch\s+is|=|:)\s+" + _BRANCH,
+        r"\bbase\s+branch\s+(?:is|should\s+be|must\s+be)\s+(?:always\s+)?" + _BRANCH,
     )
+)
+_TARGET = re.compile(
+    r"\b(?:PRs?|pull\s+requests?|merge\s+requests?)\b(?:\s+\w+){0,3}?\s+(?:back\s+)?(?:to|into|against|targeting|target)"
+    r"\s+(?:the\s+)?" + _BRANCH,
+    re.IGNORECASE,
 )
 _NOT_BRANCHES = frozenset(
     {"the", "a", "an", "it", "them", "default", "trunk", "branch", "same", "upstream", "your", "our", "this",
@@ -52,14 +63,29 @@ _NOT_BRANCHES = frozenset(
 
 
 def trunk_named(sentence: str) -> str | None:
-    """The branch a sentence names as the trunk, or None."""
+    """The branch a sentence names as the trunk, or None.
+
+    A negated mention ("don't open PRs against main") names no trunk, and neither does a sentence that
+    sends PRs to two different branches ("release PRs go to main, feature PRs to develop").
+    """
     text = normalise(sentence)
+    found: list[str] = []
     for pattern in _TRUNK_NAMES:
         for match in pattern.finditer(text):
             name = match.group(1).rstrip(".,;:")
-            if name.lower() not in _NOT_BRANCHES:
-                return name
-    return None
+            if name.lower() in _NOT_BRANCHES or negated(text, match.start()):
+                continue
+            if name not in found:
+                found.append(name)
+    if len(found) != 1:
+        return None
+    # Any PRs, of any kind, sent elsewhere: a branching model with several targets, not one trunk.
+    elsewhere = {
+        m.group(1).rstrip(".,;:")
+        for m in _TARGET.finditer(text)
+        if m.group(1).lower() not in _NOT_BRANCHES and not negated(text, m.start())
+    }
+    return found[0] if elsewhere <= {found[0]} else None
 
 
 def _trunk(ctx: Context) -> tuple[str | None, Statement | None]:
@@ -93,11 +119,12 @@ RULE = Rule(
     doc=__doc__ or "",
     summary="Pull requests must target the trunk branch.",
     recognisers=(
-        r"\btrunk[- ]based\b",
-        r"\b(?:PRs?|pull\s+requests?)\b(?:\s+\w+){0,3}?\s+(?:back\s+)?(?:to|into|against|targeting|target)\s+"
+        r"(?P<act>\btrunk[- ]based\b)",
+        r"(?P<act>" + _ALL_PRS + r")(?:\s+\w+){0,3}?\s+(?:back\s+)?(?:to|into|against|targeting|target)\s+"
         r"(?:the\s+)?['\"]?(?:main|master|trunk|develop|dev)\b",
-        r"\bbranch\s+off\s+(?:of\s+)?(?:the\s+)?['\"]?(?:main|master|trunk|develop)\b.*\b(?:PR|merge)",
+        r"\b(?P<act>branch)\s+off\s+(?:of\s+)?(?:the\s+)?['\"]?(?:main|master|trunk|develop)\b.*\b(?:PR|merge)",
         r"\bis\s+(?:the|our)\s+trunk\b",
+        r"\b(?P<act>base\s+branch)\s+(?:is|should\s+be|must\s+be)\s+(?:always\s+)?['\"]?(?:main|master|trunk|develop)\b",
     ),
     phrases=(
         "Trunk-based: branch off main, PR back to main.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 from pathlib import Path
@@ -15,6 +16,21 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "test@invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+
+
+@pytest.fixture(autouse=True)
+def _loggers_as_they_were():
+    """`bot review` and `bot publish` set up the "bot" logger (their own stderr handler, no propagation) and
+    quieten PyGithub's: each test starts from the loggers as they were, so caplog sees every record."""
+    saved = {
+        name: (logger.handlers[:], logger.propagate, logger.level)
+        for name in ("bot", "github")
+        for logger in (logging.getLogger(name),)
+    }
+    yield
+    for name, (handlers, propagate, level) in saved.items():
+        logger = logging.getLogger(name)
+        logger.handlers[:], logger.propagate, logger.level = handlers, propagate, level
 
 
 class GitRepo:

@@ -4,7 +4,7 @@ import pytest
 
 from bot.models import PolicyChange
 from bot.render import render_comment
-from rules.agents import Recogniser, sentences
+from rules.agents import Recogniser, read_file, sentences
 from rules.catalog import REGISTRY
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
@@ -67,6 +67,98 @@ def test_every_documented_phrase_is_recognised(code, phrase):
 def test_recognisers_are_tolerant_but_not_loose(sentence, on, off):
     reading = RECOGNISER.read(1, sentence)
     assert (reading.on, reading.off) == (on, off)
+
+
+# Conventions phrased the way busy repositories phrase them (our own paraphrases). Noise is the worst
+# failure, so most rows are sentences that mention tests, PRs or main and must turn nothing on.
+@pytest.mark.parametrize(
+    "sentence, on, off",
+    [
+        # AGT001: the test names the PR or commit it guards.
+        ("Each regression test should say which PR it guards.", ("AGT001",), ()),
+        ("When adding a regression test, cite the PR it protects in the docstring.", ("AGT001",), ()),
+        ("Docstrings of regression tests must link to the fixing PR.", ("AGT001",), ()),
+        ("In the docstring of every regression test, name the commit it guards.", ("AGT001",), ()),
+        ("If the PR is unknown, regression tests must name the commit they guard.", ("AGT001",), ()),
+        ("Regression tests that do not cite the PR they guard will be rejected.", ("AGT001",), ()),
+        ("We do not require regression tests to name a PR.", (), ("AGT001",)),
+        ("Regression tests, however, need not cite a PR.", (), ("AGT001",)),
+        ("Do not mention PRs in test docstrings; the commit message is enough.", (), ()),
+        ("Link the PR in the description and make sure regression tests pass.", (), ()),
+        ("Commit messages should reference the PR, and bug fixes need a regression test.", (), ()),
+        ("Regression tests must pass before a PR is merged, and commit messages must name the PR.", (), ()),
+        ("Each regression test should reference the ticket that introduced it.", (), ()),
+        ("Tests must refer to config constants by name, never hardcode the values.", (), ()),
+        ("Should regression tests name the PR they guard?", (), ()),
+        ("Regression tests must name the PR they guard, but typo fixes are exempt.", ("AGT001",), ()),
+        # AGT002: tests that cannot fail.
+        ("Never write tautological unit tests.", ("AGT002",), ()),
+        ("Tests must not be tautological.", ("AGT002",), ()),
+        ("Tautological assertions will be rejected.", ("AGT002",), ()),
+        ("A test that cannot fail is worthless.", ("AGT002",), ()),
+        ("Every test must be able to fail.", ("AGT002",), ()),
+        ("Each test needs at least one assertion.", ("AGT002",), ()),
+        ("Tautological checks are not a problem in smoke tests.", (), ("AGT002",)),
+        ("Make sure all tests always pass before you push.", (), ()),
+        ("Tests should never fail on main.", (), ()),
+        ("Run the real test suite to verify your change.", (), ()),
+        ("Use realistic data to verify tests.", (), ()),
+        ("PRs that add tests must have at least one approval.", (), ()),
+        ("Avoid tautological comparisons in production code.", (), ()),
+        ("Re-asserting the parse is near-tautological (it tests the library, not our code).", (), ()),
+        # AGT003: tests rewritten to agree with the code.
+        ("Never alter test assertions so they agree with a broken implementation.", ("AGT003",), ()),
+        ("Never change test assertions, expected values, or fixtures.", ("AGT003",), ()),
+        ("Do not hack tests until they pass; fix the root cause.", ("AGT003",), ()),
+        ("Hard-coding expected values to force a green run is unacceptable.", ("AGT003",), ()),
+        ("Updating expected values is fine in this folder.", (), ("AGT003",)),
+        ("Don't change the public API just to make tests pass.", (), ()),
+        ("Never edit generated code to make the tests pass.", (), ()),
+        ("Do not push until all tests pass and your changes are reviewed.", (), ()),
+        ("Don't modify the test harness to make flaky tests pass.", (), ()),
+        ("Don't update snapshot tests by hand; regenerate them.", (), ()),
+        ("When asked to fix tests, only change tests, not the code under test.", (), ()),
+        ("If the change is intended, update the expected values, but never delete the test.", (), ()),
+        # AGT004: the trunk.
+        ("The base branch is always main.", ("AGT004",), ()),
+        ("After each feature, open a PR targeting main.", ("AGT004",), ()),
+        ("We are not trunk-based; use release branches.", (), ()),
+        ("Don't open PRs against main; target develop.", (), ()),
+        ("Never merge PRs to main without review.", (), ()),
+        ("Hotfix PRs target main.", (), ()),
+        ("Never push directly to main; open a PR instead.", (), ()),
+    ],
+)
+def test_realistic_wording(sentence, on, off):
+    reading = RECOGNISER.read(1, sentence)
+    assert (reading.on, reading.off) == (on, off)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # A heading that names a topic states no rule; one that states a rule does.
+        ("## Tautological tests\n\nKeep tests fast.\n", {}),
+        ("## Trunk-based development\n\nKeep tests fast.\n", {}),
+        ("## No tautological tests\n", {"AGT002": "on"}),
+        # Items under a "Don't" heading are prohibitions.
+        (
+            "### Don't\n\n- Write tautological tests.\n- Rewrite passing tests to match new behaviour.\n",
+            {"AGT002": "on", "AGT003": "on"},
+        ),
+        # ... and under a "Don't" heading, naming PRs in docstrings is not asked for.
+        ("### Never\n\n- Name the PR a regression test guards in its docstring.\n", {}),
+        # A later heading ends the "Don't" section.
+        (
+            "### Avoid\n\n- Slow tests.\n\n### Do\n\n- Name the PR a regression test guards in its docstring",
+            {"AGT001": "on"},
+        ),
+    ],
+)
+def test_headings_and_dont_sections(text, expected):
+    readings = read_file("AGENTS.md", text, RECOGNISER)
+    found = {c: "on" for r in readings for c in r.on} | {c: "off" for r in readings for c in r.off}
+    assert found == expected
 
 
 NESTED_OFF = "# Scratch\n\nAGT001 does not apply in this folder.\n"

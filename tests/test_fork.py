@@ -35,9 +35,10 @@ WRITES = [
     ("POST", "/repos/{owner}/{repo}/statuses/{sha}"),
     ("POST", "/repos/{owner}/{repo}/check-runs"),
 ]
-# Phase 2 on a one-page pull request without a checkout: pull, config at base (contents), viewer, comments,
-# reviews; a first publish adds repo labels, add labels, status, comment and the comments read after it.
-PUBLISH_READS = 5
+# Phase 2 on a one-page pull request without a checkout: pull, config at base (contents), viewer, comments
+# (+ reviews when the Report is ready: only then does a label depend on approval); a first publish adds repo
+# labels, add labels, status, comment and the comments read after it.
+PUBLISH_READS = 4
 
 
 def _env(tmp_path: Path, event: str, data: dict, name: str) -> dict:
@@ -95,7 +96,7 @@ def _tamper(artifact: Path, **changes) -> Path:
 def test_phase1_with_a_read_only_token_writes_nothing_and_saves_the_report(gh, fork, tmp_path, capsys):
     r, st = fork
     artifact = phase1(gh, r, st, tmp_path)
-    assert gh.writes() == [] and len(gh.calls()) == 7  # pull, files, viewer, comments, reviews, pull, labels
+    assert gh.writes() == [] and len(gh.calls()) == 6  # pull, files, viewer, comments, pull, labels
     data = json.loads(artifact.read_text(encoding="utf-8"))
     assert data["repository"] == "octo/repo" and data["pr_number"] == 7 and data["head_sha"] == st.head
     assert data["verdict"] == "needs-work" and [f["rule"] for f in data["findings"]] == ["AGT001"]
@@ -285,7 +286,7 @@ def test_waiver_the_status_comment_does_not_record_is_rejected(gh, fork, tmp_pat
     artifact = phase1(gh, r, st, tmp_path)
     forged = {"rule": "AGT001", "reason": "trust me", "by": "maintainer", "at": "2026-01-01T00:00:00Z"}
     _tamper(artifact, findings=[], verdict="ready", waivers=[{**forged, "fingerprint": "0" * 16}])
-    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=PUBLISH_READS - 1)
+    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=PUBLISH_READS)
     assert "waiver of 'AGT001' is not recorded in the bot's status comment" in message
 
 

@@ -12,7 +12,7 @@ from bot.publish import decode_state
 from tests import ghapi
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001
-from tests.test_publish import READY, REVIEW_READS, mine
+from tests.test_publish import NEEDS_WORK_READS, READY, mine
 
 NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
 COMMENT_ID = 492700400  # the id in GitHub's example delivery
@@ -90,19 +90,24 @@ def test_review_command_permissions(gh, setup, login, permission_asked, runs):
     else:
         assert st.reactions == [] and len(replies(st)) == 1 and "was not run" in replies(st)[0]
         assert mine(st) == [] and st.labels == []
+    if login == "rita":  # the reply as posted: who, which command, why
+        assert replies(st)[0] == (
+            f"{REPLY_MARKER}\n@rita `@bot review` was not run: only the pull request's author or someone "
+            "with write access can run it."
+        )
 
 
 def test_review_by_the_author_costs_these_requests(gh, setup):
     r, st = setup()
     comment(gh, r, st, "@bot review", "alice")
     calls = gh.calls()
-    # pull + reaction, then the review (its first pull is reused): files, viewer, comments, reviews, pull
-    # + repo labels, add label, status, comment, re-list
+    # pull + reaction, then the review (its first pull is reused): files, viewer, comments, pull (needs work:
+    # no reviews) + repo labels, add label, status, comment, re-list
     assert calls[:2] == [
         ("GET", "/repos/octo/repo/pulls/7"),
         ("POST", f"/repos/octo/repo/issues/comments/{COMMENT_ID}/reactions"),
     ]
-    assert len(calls) == 2 + (REVIEW_READS - 1) + 5
+    assert len(calls) == 2 + (NEEDS_WORK_READS - 1) + 5 == 11
 
 
 @pytest.mark.parametrize("status", [404, 403, 500])
@@ -165,6 +170,21 @@ def test_ignored_comments_make_no_request(gh, setup, body, login, kw):
     assert ctx.report is None and gh.calls() == []
 
 
+def test_command_without_checkout_reads_each_file_once(gh, setup):
+    r, st = setup()
+    head = {"AGENTS.md": AGENTS_AGT001, "tests/test_a.py": NEW_TEST}
+    st.trees = {st.base: {"AGENTS.md": AGENTS_AGT001}, st.head: head}
+    ctx = comment(gh, None, st, "@bot review", "alice")
+    assert [f.rule for f in ctx.report.findings] == ["AGT001"]
+    reads = [p for m, p in gh.calls() if "/contents/" in p]
+    # the config is read for the handle, then reused by the review: every file once
+    assert reads == [
+        "/repos/octo/repo/contents/.github/bot.yml",
+        "/repos/octo/repo/contents/AGENTS.md",
+        "/repos/octo/repo/contents/tests/test_a.py",
+    ]
+
+
 def test_comment_for_another_handle_stops_after_reading_config(gh, setup):
     r, st = setup(base={"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": "handle: reviewer\n"})
     comment(gh, r, st, "@bot review", "alice")
@@ -206,7 +226,7 @@ def test_review_submitted_recomputes_the_review_label_only(gh, setup, reviewer, 
     deliver(gh, r, "pull_request_review", ghapi.review_event("submitted", st, reviewer, state))
     assert st.labels == ["status:ready", expected]
     changed = expected != "review:pending"
-    # reviews + pull (config from the checkout); then repo labels + add + remove when the label changes
+    # pull + reviews (config from the checkout); then repo labels + add + remove when the label changes
     assert len(gh.calls()) == 2 + (3 if changed else 0)
     assert all("comments" not in p for _, p in gh.writes())
 
@@ -224,7 +244,11 @@ def test_review_event_without_checkout_reads_config_from_the_api(gh, setup):
     st.labels = ["status:needs-work"]
     deliver(gh, None, "pull_request_review", ghapi.review_event("submitted", st, "bob", "approved"))
     assert st.labels == ["status:needs-work"]  # no review label without ready
-    assert len(gh.calls()) == 3 and gh.writes() == []
+    # config (contents) + pull; not ready, so the reviews are not even read
+    assert gh.calls() == [
+        ("GET", "/repos/octo/repo/contents/.github/bot.yml"),
+        ("GET", "/repos/octo/repo/pulls/7"),
+    ]
 
 
 def test_comment_waivers_and_in_code_waivers_coexist(gh, setup):

@@ -20,6 +20,8 @@ READY = ["status:ready", "review:pending"]
 
 # Requests of a review of a one-page PR with a checkout: pull, files, viewer, comments, reviews, pull again.
 REVIEW_READS = 6
+# The same when the result is not ready (or the PR is a draft): no label depends on approval, no reviews read.
+NEEDS_WORK_READS = REVIEW_READS - 1
 
 
 def pull_builder(gh, make_repo):
@@ -60,7 +62,7 @@ def test_first_run_creates_labels_comment_and_status(gh, pr):
         {
             "sha": st.head,
             "state": "success",
-            "description": "ready: 0 errors, 0 warnings",
+            "description": "ready for review: 0 errors, 0 warnings, 0 notices",
             "context": "bot/review",
         }
     ]
@@ -101,6 +103,37 @@ def test_unchanged_rerun_makes_no_write(gh, pr):
     assert ctx.writes == 0 and len(mine(st)) == 1
 
 
+def test_the_log_says_what_was_written_and_each_problem_once(gh, pr, caplog):
+    r, st = pr()
+    with caplog.at_level("INFO", logger="bot"):
+        run(gh, r.path)
+        first = [rec.getMessage() for rec in caplog.records if rec.name.startswith("bot")]
+        caplog.clear()
+        run(gh, r.path)
+        again = [rec.getMessage() for rec in caplog.records if rec.name.startswith("bot")]
+    assert first == [
+        "added labels ['status:ready', 'review:pending']",
+        "set commit status bot/review=success (ready for review: 0 errors, 0 warnings, 0 notices)",
+        "created the status comment",
+    ]
+    assert again == ["pull request #7 already shows this result: nothing to write"]
+
+
+def test_a_refused_write_is_logged_without_its_reason_which_is_reported_once(gh, pr, caplog):
+    r, st = pr()
+    denied = (403, ghapi.error("Resource not accessible by integration"), {})
+    st.fail[("POST", "/repos/{owner}/{repo}/statuses/{sha}")] = [denied]
+    st.labels = list(READY)
+    with caplog.at_level("INFO"):
+        ctx = run(gh, r.path)
+    logged = [rec.getMessage() for rec in caplog.records]
+    status = "bot/review=success (ready for review: 0 errors, 0 warnings, 0 notices)"
+    assert logged == [f"could not set commit status {status}"]
+    (message,) = ctx.messages
+    assert message.startswith("POST /repos/octo/repo/statuses/") and "needs `statuses: write`" in message
+    assert "fork-safe pair" in message
+
+
 def test_changed_result_updates_the_comment_in_place(gh, pr):
     r, st = pr(base={"AGENTS.md": AGENTS_AGT001}, head={"tests/test_a.py": NEW_TEST})
     st.comments.append(ghapi.comment(5, f"{MARKER}\nold", "github-actions[bot]", "Bot"))
@@ -111,7 +144,8 @@ def test_changed_result_updates_the_comment_in_place(gh, pr):
     writes = gh.writes()
     assert ("PATCH", "/repos/octo/repo/issues/comments/5") in writes
     # reads + repo labels + add needs-work + remove 2 + status + patch
-    assert len(gh.calls()) == REVIEW_READS + 1 + 1 + 2 + 1 + 1
+    assert len(gh.calls()) == NEEDS_WORK_READS + 1 + 1 + 2 + 1 + 1 == 11
+    assert ("GET", "/repos/octo/repo/pulls/7/reviews") not in gh.calls()
 
 
 def test_comment_on_a_later_page_is_found_and_updated(gh, pr):
@@ -134,6 +168,41 @@ def test_foreign_comment_with_the_marker_is_never_ours(gh, pr):
     run(gh, r.path)
     assert st.comments[0] == spoof  # neither edited nor deleted
     assert len(mine(st)) == 1 and mine(st)[0]["id"] != 3
+
+
+@pytest.mark.parametrize(
+    "viewer, app, author, kind, found",
+    [
+        # the app named without REST's "[bot]" suffix by the identity query
+        ("github-actions", "github-actions[bot]", "github-actions[bot]", "Bot", True),
+        ("github-actions[bot]", "github-actions[bot]", "github-actions[bot]", "Bot", True),
+        ("renovate[bot]", "renovate[bot]", "renovate", "User", False),  # a person named like the app
+    ],
+)
+def test_the_bots_identity_with_or_without_the_bot_suffix(gh, pr, viewer, app, author, kind, found):
+    import responses
+
+    r, st = pr(identity=app)
+    st.comments.append(ghapi.comment(5, f"{MARKER}\nold", author, kind))
+    gh.rsps.remove(responses.POST, gh.graphql_url)
+    gh.viewer(viewer)
+    ctx = run(gh, r.path)
+    assert ctx.messages == []
+    if found:  # updated in place, never a second status comment
+        assert [c["id"] for c in st.comments] == [5] and "ready for review" in st.comments[0]["body"]
+    else:  # the person's comment is left alone
+        assert len(st.comments) == 2 and st.comments[0]["body"] == f"{MARKER}\nold"
+
+
+def test_a_new_comment_not_listed_as_the_bots_own_is_left_as_it_is(gh, pr):
+    import responses
+
+    r, st = pr()
+    gh.rsps.remove(responses.POST, gh.graphql_url)
+    gh.viewer("someone-else")  # an identity that is not the comment's author: no crash, one comment
+    ctx = run(gh, r.path)
+    assert len(st.comments) == 1 and ctx.report is not None
+    assert ctx.messages == []
 
 
 def test_same_login_without_marker_is_not_the_status_comment(gh, pr):
@@ -180,6 +249,8 @@ def test_draft_is_never_ready(gh, pr):
     run(gh, r.path)
     assert st.labels == []
     assert decode_state(mine(st)[0]["body"]).head == st.head
+    # a draft carries no review label, so its reviews are not read
+    assert ("GET", "/repos/octo/repo/pulls/7/reviews") not in gh.calls()
 
 
 @pytest.mark.parametrize(
@@ -212,14 +283,21 @@ def test_head_moved_during_the_run_publishes_nothing(gh, pr):
     assert len(gh.calls()) == REVIEW_READS
 
 
-def test_rate_limit_then_success(gh, pr):
+def test_rate_limit_then_success(gh, pr, caplog):
     r, st = pr()
     limited = (403, ghapi.error("You have exceeded a secondary rate limit."), {"Retry-After": "3"})
     too_many = (429, ghapi.error("Too many requests"), {"Retry-After": "2"})
     st.fail[("POST", "/repos/{owner}/{repo}/issues/{issue_number}/labels")] = [limited]
     st.fail[("POST", "/repos/{owner}/{repo}/statuses/{sha}")] = [too_many]
-    ctx = run(gh, r.path)
+    with caplog.at_level("INFO"):
+        ctx = run(gh, r.path)
     assert ctx.messages == [] and st.labels == READY and len(st.statuses) == 1
+    waits = [rec.getMessage() for rec in caplog.records if "retrying" in rec.getMessage()]
+    assert waits == [
+        "POST /repos/octo/repo/issues/7/labels: GitHub rate limit (403); retrying in 3s",
+        f"POST /repos/octo/repo/statuses/{st.head}: GitHub rate limit (429); retrying in 2s",
+    ]
+    assert not any(rec.name.startswith("github") for rec in caplog.records)  # PyGithub's own lines are off
     # the usual 12 requests of a first run with labels present, plus the two retried ones
     assert len(gh.calls()) == REVIEW_READS + 1 + 1 + 1 + 1 + 1 + 2
 

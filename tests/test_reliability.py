@@ -242,6 +242,16 @@ def test_file_without_patch_is_counted_and_only_a_file_that_matters_blocks_ready
     assert ("Review incomplete" in body) is (verdict == "needs-work")
 
 
+def test_a_truncated_tree_listing_is_logged(gh, caplog):
+    t = ghapi.tree("a" * 40, ("AGENTS.md", "src/x.py"))
+    t["truncated"] = True  # GitHub stops a recursive listing at 100,000 entries
+    gh.add("GET", "/repos/{owner}/{repo}/git/trees/{tree_sha}", t, tree_sha="a" * 40)
+    with caplog.at_level("WARNING"):
+        paths = github_client(gh).tree_paths("a" * 40)
+    assert paths == ("AGENTS.md", "src/x.py")
+    assert any("listed only part of the files" in rec.getMessage() for rec in caplog.records)
+
+
 def _many_profiles(n: int) -> tuple[ProfileMath, ...]:
     base = StepValues(semantics="optimizer", batch_size=8, max_steps=37, decay_steps=37, config_path="c.toml")
     head = base.model_copy(update={"max_steps": 38})

@@ -35,7 +35,60 @@ STYLES = [
     ("nested-function-not-a-test", "def test_a():\n    def test_inner():\n        pass\n", ["test_a"]),
     ("plain-class-not-collected", "class Helper:\n    def test_b(self):\n        pass\n", []),
     ("non-test-function", "def helper_test():\n    pass\n", []),
+    (
+        "fixture-named-like-a-test",
+        "@pytest.fixture\ndef test_config():\n    return {}\n\n\ndef test_a(test_config):\n    pass\n",
+        ["test_a"],
+    ),
+    (
+        "class-fixture-and-setup",
+        "class TestA:\n    @pytest.fixture(autouse=True)\n    def test_env(self):\n        pass\n\n"
+        "    def setup_method(self):\n        pass\n\n    def test_b(self):\n        pass\n",
+        ["TestA.test_b"],
+    ),
+    (
+        "test-class-with-init",
+        "class TestData:\n    def __init__(self):\n        pass\n    def test_b(self):\n        pass\n",
+        [],
+    ),
+    (
+        "hypothesis-and-parametrize-stack",
+        "@given(st.integers())\n@settings(max_examples=5)\ndef test_a(x):\n    pass\n\n\n"
+        "@pytest.mark.parametrize('a', [1])\n@pytest.mark.parametrize('b', [2])\n"
+        "def test_b(a, b):\n    pass\n",
+        ["test_a", "test_b"],
+    ),
+    (
+        "unittest-setup",
+        "class Cases(unittest.TestCase):\n    def setUp(self):\n        pass\n"
+        "    def test_b(self):\n        pass\n",
+        ["Cases.test_b"],
+    ),
 ]
+
+
+# What runners collect depends on the file: pytest takes test_*.py and *_test.py; unittest's default
+# pattern also takes tests.py and the like, but only TestCase classes there; conftest.py holds no tests.
+COLLECTED = (
+    "def test_helper():\n    pass\n\n\nclass TestThing:\n    def test_a(self):\n        pass\n\n\n"
+    "class Cases(unittest.TestCase):\n    def test_b(self):\n        pass\n"
+)
+
+
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        ("tests/test_x.py", ["test_helper", "TestThing.test_a", "Cases.test_b"]),
+        ("pkg/x_test.py", ["test_helper", "TestThing.test_a", "Cases.test_b"]),
+        ("app/tests.py", ["Cases.test_b"]),
+        ("tests/conftest.py", []),
+        ("tests/helpers.py", []),
+        ("tests/fixtures/factories.py", []),
+    ],
+)
+def test_collection_depends_on_the_file(path, expected):
+    tf = parse_tests(path, COLLECTED, frozenset())
+    assert [t.qualname for t in tf.tests] == expected
 
 
 @pytest.mark.parametrize("source, expected", [c[1:] for c in STYLES], ids=[c[0] for c in STYLES])
@@ -97,3 +150,83 @@ def test_deeply_nested_file_is_a_finding(make_repo):
     deep = "def test_a():\n    x = " + "(" * 300 + "1" + ")" * 300 + "\n"
     report = review_change(make_repo, {"AGENTS.md": AGENTS_ALL}, {"tests/test_deep.py": deep})
     assert codes(report) == ["AGT001"] and "could not be parsed" in report.findings[0].message
+
+
+ALPHA = 'def test_alpha():\n    """Checks alpha."""\n    assert f(1) == 2\n'
+SMOKE = "class TestSmoke:\n    def test_runs(self):\n        run()\n"
+OTHER = "".join(
+    f'def test_pad{i}():\n    """Guards PR #4."""\n    assert g({i}) == {i}\n\n\n' for i in range(10)
+)
+
+
+# Touched is not new: moving, renaming or re-signing a test adds none, and editing only its docstring or
+# decorators does not make a test that asserted nothing before the author's problem.
+@pytest.mark.parametrize(
+    "base, head, expected",
+    [
+        # Moved into another, existing file (git shows a deletion and an addition, not a rename).
+        (
+            {"tests/test_a.py": ALPHA, "tests/test_b.py": OTHER},
+            {"tests/test_a.py": None, "tests/test_b.py": OTHER + ALPHA},
+            [],
+        ),
+        # Renamed file, and moved to a new file next to other content.
+        ({"tests/test_a.py": ALPHA}, {"tests/test_a.py": None, "tests/unit/test_a.py": ALPHA}, []),
+        (
+            {"tests/test_a.py": ALPHA + OTHER},
+            {"tests/test_a.py": OTHER, "tests/test_new.py": "import os\n\n\n" + ALPHA},
+            [],
+        ),
+        # Renamed test, same code.
+        (
+            {"tests/test_a.py": ALPHA},
+            {"tests/test_a.py": ALPHA.replace("test_alpha", "test_alpha_doubles")},
+            [],
+        ),
+        # New parameter on the def line: the test existed.
+        (
+            {"tests/test_a.py": ALPHA},
+            {"tests/test_a.py": ALPHA.replace("test_alpha()", "test_alpha(tmp_path)")},
+            [],
+        ),
+        # Docstring or decorator only, on a test that asserted nothing before.
+        (
+            {"tests/test_a.py": SMOKE},
+            {"tests/test_a.py": SMOKE.replace("(self):\n", '(self):\n        """Smoke."""\n')},
+            [],
+        ),
+        (
+            {"tests/test_a.py": SMOKE},
+            {"tests/test_a.py": SMOKE.replace("    def", "    @pytest.mark.slow\n    def")},
+            [],
+        ),
+        # Helpers that look like tests but are not collected.
+        (
+            {},
+            {
+                "tests/conftest.py": "def test_value():\n    return 2\n",
+                "tests/helpers.py": "def test_data():\n    return {}\n",
+            },
+            [],
+        ),
+        # Still found: a moved test whose code changed, a copy that leaves the original, a new test.
+        (
+            {"tests/test_a.py": SMOKE},
+            {"tests/test_a.py": None, "tests/test_b.py": SMOKE.replace("run()", "run(1)")},
+            ["AGT002"],
+        ),
+        (
+            {"tests/test_a.py": ALPHA},
+            {"tests/test_a.py": ALPHA + "\n\n" + ALPHA.replace("test_alpha", "test_copy")},
+            ["AGT001"],
+        ),
+        (
+            {"tests/test_a.py": ALPHA},
+            {"tests/test_a.py": ALPHA + "\n\ndef test_new():\n    assert f(2) == 3\n"},
+            ["AGT001"],
+        ),
+    ],
+)
+def test_touched_is_not_new(make_repo, base, head, expected):
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_ALL, "src.py": "x = 1\n", **base}, head)
+    assert codes(report) == expected

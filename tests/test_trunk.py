@@ -24,6 +24,12 @@ AGENTS = "# Process\n\n- Human review before main.\n- Trunk-based: branch off ma
         ("We work trunk-based.", None),
         ("Always open PRs against the default branch.", None),
         ("Merge commits are fine.", None),
+        ("The base branch is always `main`.", "main"),
+        ("Open PRs against develop, not main.", "develop"),
+        ("Don't open PRs against main, open them against develop.", None),  # negated: no trunk
+        ("Release PRs go to main, feature PRs go to develop.", None),  # two targets: no single trunk
+        ("Hotfix PRs target main.", None),  # one kind of PR says nothing of the others
+        ("Never merge PRs to main without review.", None),
     ],
 )
 def test_trunk_named(sentence, trunk):
