@@ -14,6 +14,7 @@ from bot.models import UnreadableFile, decode_text
 from rules.primerl import PrimeRLConfig, PrimeRLError, parse_prime_rl
 from rules.profiles import MAX_PROFILE_BYTES, Profile, ProfileError, parse_profiles
 from rules.stepmath import (
+    LEGACY_MICRO,
     SEMANTICS,
     Run,
     StepMathError,
@@ -21,6 +22,7 @@ from rules.stepmath import (
     convert,
     derive,
     exposure,
+    grad_accum,
     scheduler_problems,
 )
 
@@ -118,6 +120,16 @@ def calculate(args: argparse.Namespace) -> dict[str, Any]:
         config_path = _profile_config(args.profile, base.config)
     config = _load_config(config_path) if config_path else None
     profile = _flags_profile(args, base)
+    sets_length = any(v is not None for v in (args.target_examples, args.target_micro_steps, args.max_steps))
+    if config is not None and base is None and not sets_length:
+        # The config as it stands: Prime-RL's own defaults fill what the file leaves out.
+        if config.max_steps is None:
+            raise StepsError(
+                f"--config {config_path}: `max_steps` is not set, so Prime-RL trains until the run is "
+                "stopped; give --max-steps, --target-examples or --target-micro-steps"
+            )
+        if profile.batch_size is None:
+            profile = profile.model_copy(update={"batch_size": config.batch_size})
     inputs = profile.inputs(config)
     result = derive(inputs)
     sched = profile.schedule(config)
@@ -129,6 +141,8 @@ def calculate(args: argparse.Namespace) -> dict[str, Any]:
     answer.update(
         semantics=result.semantics,
         batch_size=inputs.batch_size,
+        micro_batch_size=inputs.micro_batch_size,
+        world_size=inputs.world_size,
         grad_accum=result.grad_accum,
         tokens_per_step=result.tokens_per_step,
         ckpt_interval=result.ckpt_interval,
@@ -145,7 +159,12 @@ def conversion(args: argparse.Namespace) -> dict[str, Any]:
         raise StepsError("--from needs --to (one of: " + ", ".join(SEMANTICS) + ")")
     ga = args.grad_accum
     if ga is None and args.batch_size is not None:
-        ga = args.batch_size // ((args.micro_batch_size or 1) * (args.world_size or 1)) or None
+        ga = grad_accum(args.batch_size, args.micro_batch_size or 1, args.world_size or 1)
+    if ga is None and (LEGACY_MICRO in (args.from_, args.to) or args.micro_batches_per_epoch is not None):
+        raise StepsError(
+            "this conversion counts micro-batches: give --grad-accum (micro-batches per optimizer step) "
+            "or --batch-size"
+        )
     run = Run(
         semantics=args.from_,
         max_steps=args.max_steps,
@@ -184,13 +203,28 @@ def _text(answer: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _cli_words(exc: StepMathError) -> str:
+    """The library's message, with the flags that supply a missing input."""
+    message = str(exc)
+    if exc.kind == "missing" and message.startswith("batch_size is unknown"):
+        return "batch_size is unknown: give --batch-size, or --config with a [data] batch_size"
+    if exc.kind == "missing" and message.startswith("no target_examples"):
+        return (
+            "nothing to compute: give --target-examples, --target-micro-steps or --max-steps (with "
+            "--batch-size), --config or --profile; or --from and --to to convert (see --help)"
+        )
+    return message
+
+
 def run_steps(args: argparse.Namespace) -> int:
     """Print the answer; exit 1 when Prime-RL would refuse the result, 2 on unusable input."""
     from bot.cli import UsageError
 
     try:
         answer = conversion(args) if args.from_ else calculate(args)
-    except (StepsError, StepMathError) as exc:
+    except StepMathError as exc:
+        raise UsageError(_cli_words(exc)) from None
+    except StepsError as exc:
         raise UsageError(str(exc)) from None
     except ValueError as exc:  # pydantic validation of the flags' profile
         raise UsageError(f"invalid input: {str(exc).splitlines()[0][:200]}") from None

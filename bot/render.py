@@ -37,6 +37,19 @@ STEP_FIELDS = (
 )
 # Values read from a pull request's files: shown as inline code, never as markdown.
 UNTRUSTED_FIELDS = frozenset({"config_path", "scheduler"})
+# Up to this many changed profiles, the comment shows every derived value inline. Beyond it, one summary
+# row per profile whose numbers change, the other profiles by name, and every value in a collapsed block.
+INLINE_PROFILES = 3
+SUMMARY_FIELDS = (
+    ("semantics", "semantics"),
+    ("max_steps", "max_steps"),
+    ("effective_train_examples", "effective examples"),
+    ("decay_steps", "scheduler.decay_steps"),
+    ("unapplied_micro_steps", "unapplied micro steps"),
+)
+# Caps that keep a pull request touching hundreds of profiles readable (the rest is in the Report JSON).
+MAX_SUMMARY_ROWS = 50
+MAX_SAME_NAMES = 20
 
 
 @lru_cache(maxsize=1)
@@ -85,6 +98,49 @@ def step_rows(profile: ProfileMath) -> list[dict[str, object]]:
     return rows
 
 
+def _arrow(old: object, new: object, untrusted: bool, has_base: bool) -> str:
+    """One summary cell: the head value, or "base → **head**" when it changes."""
+    if not has_base or old == new:
+        return _cell(new, untrusted)
+    return f"{_cell(old, untrusted)} → **{_cell(new, untrusted)}**"
+
+
+def summary_row(profile: ProfileMath) -> list[str]:
+    """The summary cells of one profile (after its name): each key value, base → head where it changes."""
+    cells = []
+    for key, _ in SUMMARY_FIELDS:
+        old = getattr(profile.base, key) if profile.base else None
+        new = getattr(profile.head, key) if profile.head else None
+        cells.append(_arrow(old, new, key in UNTRUSTED_FIELDS, profile.base is not None))
+    return cells
+
+
+def _moves(profile: ProfileMath) -> bool:
+    """Whether a profile's summary says anything: a value changes, a side is new or gone, or broken."""
+    if profile.base_error or profile.head_error or profile.base is None or profile.head is None:
+        return True
+    return any(key in profile.changed for key, _ in SUMMARY_FIELDS)
+
+
+def step_layout(profiles: tuple[ProfileMath, ...], detail: int) -> dict[str, object]:
+    """What the step-math section shows: inline detail for a few profiles; else a summary of the ones
+    whose numbers move, the names of the rest, and the detail of the first `detail` that move."""
+    if len(profiles) <= INLINE_PROFILES:
+        return {"inline": True, "detail": profiles[:detail], "detail_hidden": len(profiles) - detail}
+    moving = [p for p in profiles if _moves(p)]
+    same = [p for p in profiles if not _moves(p)]
+    return {
+        "inline": False,
+        "summary": moving[:MAX_SUMMARY_ROWS],
+        "summary_hidden": max(len(moving) - MAX_SUMMARY_ROWS, 0),
+        "same": same[:MAX_SAME_NAMES],
+        "same_count": len(same),
+        "fields": [label for _, label in SUMMARY_FIELDS],
+        "detail": moving[:detail],
+        "detail_hidden": len(moving) - min(detail, len(moving)),
+    }
+
+
 def _groups(findings: tuple[Finding, ...]) -> list[tuple[str | None, list[Finding]]]:
     ordered = sorted(findings, key=lambda f: (f.path is not None, f.path or "", f.line or 0))
     return [(path, list(items)) for path, items in groupby(ordered, key=lambda f: f.path)]
@@ -95,6 +151,9 @@ def render_comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
     template = _env().get_template("comment.md.j2")
     # A finding takes at least a dozen characters: more than limit // 12 can never fit, so never render them.
     shown = min(len(report.findings), limit // 12)
+    # Every derived value of a profile takes a few hundred characters: the detail gives way first, then
+    # the findings.
+    detail = min(len(report.profiles), limit // 300)
     while True:
         body = template.render(
             marker=MARKER,
@@ -102,13 +161,18 @@ def render_comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
             groups=_groups(report.findings[:shown]),
             hidden=len(report.findings) - shown,
             step_rows=step_rows,
+            steps=step_layout(report.profiles, detail),
+            summary_row=summary_row,
             counts={s.value: report.count(s) for s in Severity},
         )
         if len(body) <= limit:
             return body
-        if shown == 0:
+        if detail > 0:
+            detail = detail // 2
+        elif shown > 0:
+            shown = shown // 2
+        else:
             return _cut(body, limit)
-        shown = shown // 2
 
 
 TRUNCATED = (

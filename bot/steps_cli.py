@@ -7,39 +7,73 @@ from pathlib import Path
 
 from rules.stepmath import SEMANTICS
 
+EXAMPLES = """examples:
+  bot steps --target-micro-steps 300 --batch-size 8     legacy micro-batches -> 37 steps, 296 examples
+  bot steps --target-examples 300 --batch-size 8        at least 300 examples -> 38 steps, 304 examples
+  bot steps --config configs/sft/run.toml               a Prime-RL SFT config as it stands
+  bot steps --config configs/sft/run.toml --target-micro-steps 300
+  bot steps --profile compat_profiles/run.toml          a compat profile (and the config it names)
+  bot steps --from legacy-micro --max-steps 300 --grad-accum 8 --to optimizer
+
+Exit code 0; 1 when Prime-RL would refuse the result (see "problem:"); 2 when the input is refused.
+See docs/stepmath.md for each semantics."""
+
 
 def add_steps_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "steps",
         help="compute training step values (max_steps, decay, effective examples) or convert semantics",
-        description="Answer step-math questions directly; see docs/stepmath.md.",
+        description="Answer step-math questions directly: what a run's max_steps, scheduler decay, "
+        "effective examples and unapplied micro steps will be.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--target-examples", type=int, metavar="T", help="examples to see: ceil(T / B) steps")
-    p.add_argument(
+    run = p.add_argument_group("run length (one of)")
+    run.add_argument("--target-examples", type=int, metavar="T", help="examples to see: ceil(T / B) steps")
+    run.add_argument(
         "--target-micro-steps", type=int, metavar="M", help="legacy micro-batches: floor(M / B) steps"
     )
-    p.add_argument("--max-steps", type=int, help="explicit max_steps (with --from: in that semantics)")
-    p.add_argument("--batch-size", type=int, metavar="B", help="global batch size (data.batch_size)")
-    p.add_argument("--micro-batch-size", type=int)
-    p.add_argument("--world-size", type=int)
-    p.add_argument("--cp", type=int, help="context-parallel degree")
-    p.add_argument("--seq-len", type=int)
-    p.add_argument("--decay-steps", type=int, help="explicit scheduler.decay_steps")
-    p.add_argument("--warmup-steps", type=int, help="scheduler.warmup_steps override")
-    p.add_argument("--scheduler", choices=("constant", "linear", "cosine"), help="scheduler type override")
-    p.add_argument(
+    run.add_argument(
+        "--max-steps", type=int, metavar="N", help="explicit max_steps (with --from: in that semantics)"
+    )
+    batch = p.add_argument_group("batch layout")
+    batch.add_argument("--batch-size", type=int, metavar="B", help="global batch size (data.batch_size)")
+    batch.add_argument("--micro-batch-size", type=int, metavar="N", help="rows per micro-batch (default 1)")
+    batch.add_argument(
+        "--world-size",
+        type=int,
+        metavar="N",
+        help="training GPUs (default: the config's [deployment], else 1)",
+    )
+    batch.add_argument("--cp", type=int, metavar="N", help="context-parallel degree")
+    batch.add_argument("--seq-len", type=int, metavar="N", help="tokens per packed row")
+    sched = p.add_argument_group("scheduler and checkpoints")
+    sched.add_argument(
+        "--scheduler", choices=("constant", "linear", "cosine"), help="scheduler type override"
+    )
+    sched.add_argument("--warmup-steps", type=int, metavar="N", help="scheduler.warmup_steps override")
+    sched.add_argument("--decay-steps", type=int, metavar="N", help="explicit scheduler.decay_steps")
+    sched.add_argument(
         "--no-sync-scheduler", action="store_true", help="do not set scheduler.decay_steps = max_steps"
     )
-    p.add_argument("--sync-ckpt", action="store_true", help="set ckpt.interval = keep_interval = max_steps")
-    p.add_argument("--config", type=Path, help="Prime-RL SFT TOML config the run uses")
-    p.add_argument("--profile", type=Path, help="compat-profile file (TOML, YAML or JSON)")
-    p.add_argument("--name", help="which profile of a file holding several")
-    p.add_argument("--from", dest="from_", choices=tuple(SEMANTICS), help="convert from these semantics")
-    p.add_argument("--to", choices=tuple(SEMANTICS), help="convert to these semantics")
-    p.add_argument("--grad-accum", type=int, help="micro-batches per optimizer step (conversions)")
-    p.add_argument("--micro-batches-per-epoch", type=int, help="hf-epoch / torchtune epoch length")
-    p.add_argument("--epochs", type=int, default=1)
-    p.add_argument("--max-steps-per-epoch", type=int, help="torchtune cap per epoch")
+    sched.add_argument(
+        "--sync-ckpt", action="store_true", help="set ckpt.interval = keep_interval = max_steps"
+    )
+    files = p.add_argument_group("files (flags above override their values)")
+    files.add_argument("--config", type=Path, metavar="TOML", help="Prime-RL SFT config the run uses")
+    files.add_argument(
+        "--profile", type=Path, metavar="FILE", help="compat-profile file (TOML, YAML or JSON)"
+    )
+    files.add_argument("--name", help="which profile of a file holding several")
+    conv = p.add_argument_group("conversion between semantics")
+    conv.add_argument("--from", dest="from_", choices=tuple(SEMANTICS), help="convert from these semantics")
+    conv.add_argument("--to", choices=tuple(SEMANTICS), help="convert to these semantics")
+    conv.add_argument("--grad-accum", type=int, metavar="N", help="micro-batches per optimizer step")
+    conv.add_argument(
+        "--micro-batches-per-epoch", type=int, metavar="N", help="hf-epoch / torchtune epoch length"
+    )
+    conv.add_argument("--epochs", type=int, default=1, metavar="N", help="epochs (default 1)")
+    conv.add_argument("--max-steps-per-epoch", type=int, metavar="N", help="torchtune cap per epoch")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 

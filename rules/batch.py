@@ -3,8 +3,10 @@
 ## What it does
 For every changed profile it checks the batch arithmetic of the run: `batch_size` must be divisible by
 `micro_batch_size`, and `batch_size * cp` by `world_size * micro_batch_size` (where a world size is given),
-so that gradient accumulation is a whole number; and a `target_micro_steps` smaller than the batch size
-would apply no optimizer step at all.
+so that gradient accumulation is a whole number; with context parallelism (`cp` > 1), micro-batches of
+one row and a `seq_len` that `cp` divides; and a `target_micro_steps` smaller than the batch size would
+apply no optimizer step at all. The world size is the profile's, else that of the Prime-RL config's
+`[deployment]`.
 
 ## Why is this bad?
 Prime-RL refuses a batch size its micro-batches do not divide, and the training CLI refuses a micro-step

@@ -3,6 +3,10 @@
 Only the keys the step math needs are modelled, with strict types; other tables and keys are left alone,
 since the bot does not know every Prime-RL release's schema. The scheduler keeps the set of keys it was
 written with, because keys a scheduler type does not take make Prime-RL refuse the config.
+
+Prime-RL's RL configs share the flat layout (top-level max_steps, [model], [ckpt], [deployment]) but
+their batch is the orchestrator's, not `data.batch_size`: they are told apart by the keys only RL
+configs have, and are never read as SFT configs. See docs/stepmath.md for the Prime-RL facts relied on.
 """
 
 from __future__ import annotations
@@ -18,6 +22,26 @@ PROFILE_ONLY_KEYS = frozenset(
     {"target_examples", "target_micro_steps", "expect", "profiles", "config", "sync_scheduler_to_max_steps"}
 )
 PRIME_TABLES = ("model", "data", "optim", "scheduler", "ckpt")
+# Keys that only Prime-RL's RL configs have (combined rl.toml, orchestrator and RL trainer configs): an SFT
+# config has no orchestrator or trainer section, no loss table and no top-level batch_size or seq_len.
+RL_ONLY_KEYS = frozenset(
+    {
+        "orchestrator",
+        "trainer",
+        "loss",
+        "max_async_level",
+        "rollout_transport",
+        "max_concurrent_runs",
+        "batch_size",
+        "seq_len",
+        "sampling",
+        "env",
+        "environment",
+        "buffer",
+    }
+)
+# Configs that inherit from other TOML files: the values the step math needs may live elsewhere.
+INCLUDE_KEY = "toml_files"
 
 
 class _Open(BaseModel):
@@ -46,6 +70,29 @@ class CkptConfig(_Open):
     keep_interval: StrictInt | None = None
 
 
+class DeploymentConfig(_Open):
+    """Where the trainer runs; the number of training GPUs is the world size of gradient accumulation."""
+
+    type: StrictStr | None = None
+    num_train_gpus: StrictInt | None = None
+    num_gpus: StrictInt | None = None  # older releases' name for num_train_gpus
+    gpus_per_node: StrictInt | None = None
+    num_train_nodes: StrictInt | None = None
+    num_nodes: StrictInt | None = None  # older releases' name for num_train_nodes
+
+    @property
+    def world_size(self) -> int | None:
+        """Training ranks as Prime-RL's launcher starts them (its defaults where a key is absent)."""
+        if self.type == "multi_node":
+            nodes = _first(self.num_train_nodes, self.num_nodes, 2)
+            return nodes * _first(self.gpus_per_node, 8)
+        return _first(self.num_train_gpus, self.num_gpus, 1)
+
+
+def _first(*values: int | None) -> int:
+    return next(v for v in values if v is not None)
+
+
 class PrimeRLConfig(_Open):
     """The parts of a Prime-RL SFT config that decide step counts, batch arithmetic and the scheduler."""
 
@@ -54,6 +101,12 @@ class PrimeRLConfig(_Open):
     model: ModelConfig = ModelConfig()
     scheduler: SchedulerConfig | None = None
     ckpt: CkptConfig | None = None
+    deployment: DeploymentConfig | None = None
+
+    @property
+    def world_size(self) -> int | None:
+        """Training ranks from `[deployment]`; None without one (torchrun decides)."""
+        return self.deployment.world_size if self.deployment is not None else None
 
     @property
     def batch_size(self) -> int:
@@ -89,9 +142,10 @@ def looks_like_prime_rl(data: Any, by_glob: bool = False) -> bool:
     """Whether parsed TOML has the shape of a Prime-RL SFT config.
 
     By shape: a top-level max_steps beside at least one of its tables. A file matched by the configured
-    globs needs only one of max_steps, [data] or [scheduler].
+    globs needs only one of max_steps, [data] or [scheduler]. Either way, RL configs (RL_ONLY_KEYS),
+    compat profiles (PROFILE_ONLY_KEYS) and configs that inherit from other files are not SFT configs.
     """
-    if not isinstance(data, dict) or PROFILE_ONLY_KEYS & set(data):
+    if not isinstance(data, dict) or (PROFILE_ONLY_KEYS | RL_ONLY_KEYS | {INCLUDE_KEY}) & set(data):
         return False
     tables = [t for t in PRIME_TABLES if isinstance(data.get(t), dict)]
     if by_glob:
@@ -103,6 +157,12 @@ def parse_prime_rl(data: Any) -> PrimeRLConfig:
     """The step-relevant part of a Prime-RL config; raises PrimeRLError naming the bad key."""
     if not isinstance(data, dict):
         raise PrimeRLError("expected a table at the top level")
+    rl = sorted(RL_ONLY_KEYS & set(data))
+    if rl:
+        raise PrimeRLError(
+            f"this is a Prime-RL RL config (it has `{rl[0]}`); the step math reads SFT configs, whose "
+            "batch is `[data] batch_size`"
+        )
     try:
         return PrimeRLConfig.model_validate(data)
     except ValidationError as exc:

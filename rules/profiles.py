@@ -39,6 +39,8 @@ MAX_PROFILE_BYTES = 512 * 1024
 MAX_DEPENDENT_SCAN = 500
 
 PROFILE, PYTHON, PRIME_RL = "profile", "python", "prime-rl"
+# Evaluation.error_kind of a Prime-RL config without max_steps: no step values, and nothing wrong.
+UNBOUNDED = "unbounded"
 
 
 class _Strict(BaseModel):
@@ -97,7 +99,7 @@ class Profile(_Strict):
             sync_scheduler_to_max_steps=self.sync_scheduler_to_max_steps,
             sync_ckpt_to_max_steps=self.sync_ckpt_to_max_steps,
             micro_batch_size=_first(self.micro_batch_size, data.micro_batch_size if data else None),
-            world_size=self.world_size,
+            world_size=_first(self.world_size, config.world_size if config else None),
             cp=_first(self.cp, config.model.cp if config else None),
             seq_len=_first(self.seq_len, data.seq_len if data else None),
             config_max_steps=config.max_steps if config else None,
@@ -499,6 +501,7 @@ def evaluate(review: Review, entry: Entry | None, path: str, head: bool) -> Eval
         inputs = StepInputs(
             batch_size=entry.prime.batch_size,
             micro_batch_size=entry.prime.data.micro_batch_size,
+            world_size=config.world_size,
             cp=config.model.cp,
             seq_len=config.data.seq_len,
             config_max_steps=config.max_steps,
@@ -508,6 +511,13 @@ def evaluate(review: Review, entry: Entry | None, path: str, head: bool) -> Eval
         )
         sched: Scheduler | None = config.schedule()
         config_path: str | None = None
+        if config.max_steps is None:  # valid: Prime-RL then trains until it is stopped
+            return Evaluation(
+                error="`max_steps` is not set: Prime-RL trains until the run is stopped",
+                error_kind=UNBOUNDED,
+                inputs=inputs,
+                scheduler=sched,
+            )
     else:
         profile = entry.profile
         assert profile is not None

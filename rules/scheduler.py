@@ -40,15 +40,20 @@ from dataclasses import replace
 
 from bot.models import Finding, Severity
 from rules.base import Context, Rule
-from rules.profiles import profile_rows
+from rules.profiles import UNBOUNDED, profile_rows
 from rules.stepmath import scheduler_problems
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     for row in profile_rows(ctx.review):
         head = row.head
-        if head is None or head.scheduler is None or head.values is None:
-            continue  # unknown scheduler, or inputs TRN001 already rejects
+        if head is None or head.scheduler is None:
+            continue  # unknown scheduler
+        if head.values is None:
+            if head.error_kind == UNBOUNDED:  # a Prime-RL config without max_steps
+                for problem in scheduler_problems(head.scheduler, None):
+                    yield ctx.finding(f"Profile `{row.name}`: {problem}", path=row.path, line=row.line)
+            continue  # otherwise inputs TRN001 already rejects
         sched = head.scheduler
         if head.synced:
             sched = replace(sched, decay_steps=head.values.decay_steps)

@@ -41,7 +41,7 @@ from collections.abc import Iterator
 
 from bot.models import Finding, Severity
 from rules.base import Context, Rule
-from rules.profiles import changed_profile_files, profile_rows
+from rules.profiles import UNBOUNDED, changed_profile_files, profile_rows
 
 _EXPECTED = (
     "max_steps",
@@ -64,7 +64,8 @@ def check(ctx: Context) -> Iterator[Finding]:
         if head is None or row.head_entry is None:
             continue
         if head.error:
-            if head.error_kind != "batch":  # batch arithmetic is TRN003's
+            # batch arithmetic is TRN003's; a Prime-RL config without max_steps is valid
+            if head.error_kind not in ("batch", UNBOUNDED):
                 yield ctx.finding(f"Profile `{row.name}`: {head.error}", path=row.path, line=row.line)
             continue
         profile = row.head_entry.profile

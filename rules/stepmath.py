@@ -259,6 +259,15 @@ def batch_problems(inputs: StepInputs) -> list[str]:
         grad_accum(b, inputs.micro_batch_size or 1, inputs.world_size or 1, inputs.cp or 1)
     except StepMathError as exc:
         problems.append(str(exc))
+    cp, mbs, seq = inputs.cp, inputs.micro_batch_size, inputs.seq_len
+    if isinstance(cp, int) and cp > 1:
+        if isinstance(mbs, int) and mbs != 1:
+            problems.append(
+                f"micro_batch_size={mbs} with cp={cp}: Prime-RL refuses the config, since context "
+                "parallelism needs micro_batch_size = 1"
+            )
+        if isinstance(seq, int) and seq > 0 and seq % cp:
+            problems.append(f"seq_len={seq} is not divisible by cp={cp}: Prime-RL refuses the config")
     m = inputs.target_micro_steps
     if isinstance(m, int) and 0 < m < b and inputs.target_examples is None:
         problems.append(

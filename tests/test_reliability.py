@@ -253,22 +253,30 @@ def test_a_truncated_tree_listing_is_logged(gh, caplog):
 
 
 def _many_profiles(n: int) -> tuple[ProfileMath, ...]:
-    side = StepValues(semantics="optimizer", batch_size=8, max_steps=37, decay_steps=37, config_path="c.toml")
-    return tuple(ProfileMath(path=f"p/{i}.toml", name=f"profile-{i}", base=side, head=side) for i in range(n))
+    base = StepValues(semantics="optimizer", batch_size=8, max_steps=37, decay_steps=37, config_path="c.toml")
+    head = base.model_copy(update={"max_steps": 38})
+    return tuple(
+        ProfileMath(path=f"p/{i}.toml", name=f"profile-{i}", base=base, head=head, changed=("max_steps",))
+        for i in range(n)
+    )
 
 
 def test_comment_without_findings_but_too_long_is_cut_with_a_note():
+    # The step-math section is bounded (a summary of at most 50 profiles, their detail dropped first), so
+    # it is the notes below it that make this comment too long.
     report = Report(
         verdict="ready",
         labels=(),
         profiles=_many_profiles(2000),
+        notes=tuple(f"note {i} " + "n" * 900 for i in range(100)),
         coverage=Coverage(files_changed=2000, files_reviewed=2000),
     )
     body = render_comment(report)
     assert len(body) <= COMMENT_LIMIT and body.startswith(MARKER + "\n") and body.count(MARKER) == 1
     assert body.endswith("run `bot check` locally for the full report._\n")
-    # Cut at a line end: the last table row before the note is whole.
-    assert body.split("\n\n_Comment truncated")[0].splitlines()[-1].endswith(" |")
+    # Cut at a line end: the last note before the truncation note is whole; the summary is all there.
+    assert re.fullmatch(r"> note \d+ n{900}", body.split("\n\n_Comment truncated")[0].splitlines()[-1])
+    assert body.count("| 37 → **38** |") == 50
 
 
 def test_check_run_text_and_annotations_stay_under_githubs_limits():

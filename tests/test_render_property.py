@@ -23,7 +23,7 @@ from bot.models import (
     StepValues,
     Waiver,
 )
-from bot.render import MARKER, render_comment
+from bot.render import INLINE_PROFILES, MARKER, render_comment
 
 # Pieces that have broken markdown comments somewhere: HTML, the marker, mentions, references, tables, code.
 HOSTILE = [
@@ -95,7 +95,10 @@ TEMPLATE_TAGS = {
     "br",
     "sub",
     "blockquote",
+    "details",
+    "summary",
 }
+TEMPLATE_HTML = r"<br>|</?sub>|</?details>|</?summary>"
 INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 # GitHub's mention and reference filters skip text inside these elements.
 SKIPPED = {"code", "pre", "a"}
@@ -176,12 +179,14 @@ def reports(draw: st.DrawFn) -> Report:
         )
         for _ in range(draw(st.integers(0, 3)))
     )
-    side = lambda: StepValues(semantics="optimizer", max_steps=37, scheduler=t(), config_path=t())  # noqa: E731
+    side = lambda: StepValues(  # noqa: E731
+        semantics="optimizer", max_steps=draw(st.sampled_from([37, 38])), scheduler=t(), config_path=t()
+    )
     profiles = tuple(
         ProfileMath(
             path=t(), name=t(), base=side(), head=side(), base_error=t(), head_error=t(), kind="python"
         )
-        for _ in range(draw(st.integers(0, 2)))
+        for _ in range(draw(st.integers(0, 5)))  # past INLINE_PROFILES: the summary layout
     )
     waivers = tuple(
         Waiver(rule="AGT001", path=t(), line=3, reason=t(), by=t(), at=t())
@@ -214,8 +219,8 @@ def test_untrusted_text_cannot_change_the_comment(report):
     assert set(walk.tags) <= TEMPLATE_TAGS, set(walk.tags) - TEMPLATE_TAGS
 
     # No raw `<` from untrusted text outside code spans, and none that could open a tag inside them.
-    assert not re.search(r"<[A-Za-z!/?]", re.sub(r"<br>|</?sub>", "", body.replace(MARKER, "", 1)))
-    assert "<" not in re.sub(r"<br>|</?sub>", "", outside_code(body.replace(MARKER, "", 1)))
+    assert not re.search(r"<[A-Za-z!/?]", re.sub(TEMPLATE_HTML, "", body.replace(MARKER, "", 1)))
+    assert "<" not in re.sub(TEMPLATE_HTML, "", outside_code(body.replace(MARKER, "", 1)))
 
     # No mention, team, issue or cross-repository reference that GitHub would link, in raw text or HTML.
     assert not re.search(r"@\w", body)
@@ -231,12 +236,27 @@ def test_untrusted_text_cannot_change_the_comment(report):
     headings = re.compile(r"#{3,4} (❌ bot: needs work|Training step math|Findings|Waived)")
     assert all(headings.fullmatch(ln) for ln in lines if ln.startswith("#"))
     rows = [ln for ln in lines if ln.startswith("|")]
-    if report.profiles:
+    if report.profiles and len(report.profiles) <= INLINE_PROFILES:
         assert rows[0] == "| Profile | Value | Base | Head |"
         assert rows[1] == "|---|---|---|---|"
         assert all(_unescaped_pipes(row) == 5 and row.endswith(" |") for row in rows[2:]), rows
         cells = walk.tags.count("td")
         assert cells == 4 * (len(rows) - 2)
+    elif report.profiles:
+        # A summary table of six columns, then every value in a collapsed four-column table.
+        # A summary table of six columns, then every value in a collapsed four-column table (both only
+        # when some profile's numbers move).
+        header = "| Profile | Value | Base | Head |"
+        summary = rows[: rows.index(header)] if header in rows else rows
+        detail = rows[len(summary) :]
+        if summary:
+            assert summary[0].startswith("| Profile | semantics | max_steps |")
+            assert summary[1] == "|---" * 6 + "|"
+        assert all(_unescaped_pipes(row) == 7 and row.endswith(" |") for row in summary[2:]), summary
+        assert bool(summary) == bool(detail) == (walk.tags.count("details") == 1)
+        assert detail == [] or detail[1] == "|---|---|---|---|"
+        assert all(_unescaped_pipes(row) == 5 and row.endswith(" |") for row in detail[2:]), detail
+        assert walk.tags.count("td") == 6 * max(len(summary) - 2, 0) + 4 * max(len(detail) - 2, 0)
     else:
         assert rows == []
 

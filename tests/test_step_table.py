@@ -93,3 +93,61 @@ def test_every_rule_is_documented():
 
 def test_docs_rules_md_is_current():
     assert (ROOT / "docs/rules.md").read_text(encoding="utf-8") == rules_markdown()
+
+
+def _many(count: int, moving: int) -> tuple[str, str]:
+    """`count` profiles in one file: the first `moving` change semantics, the rest only a description."""
+    base, head = [], []
+    for i in range(count):
+        base.append(f"[profiles.p{i:03}]\ntarget_examples = {300 + i}\nbatch_size = 8\n")
+        if i < moving:
+            head.append(f"[profiles.p{i:03}]\ntarget_micro_steps = {300 + i}\nbatch_size = 8\n")
+        else:
+            head.append(
+                f'[profiles.p{i:03}]\ndescription = "same run"\ntarget_examples = {300 + i}\nbatch_size = 8\n'
+            )
+    return "\n".join(base), "\n".join(head)
+
+
+def test_many_profiles_get_a_summary_and_a_collapsed_detail(make_repo):
+    base, head = _many(30, 12)
+    report = review_change(make_repo, {P: base}, {P: head})
+    out = render_comment(report)
+    assert len(report.profiles) == 30
+    assert "Derived by the bot from the 30 changed profiles" in out
+    assert "| Profile | semantics | max_steps | effective examples |" in out
+    # One summary row per profile whose numbers move, base → head, the change in bold.
+    assert (
+        "| `p000`<br>`training/compat_profiles/run.toml` | examples → **legacy-micro** | 38 → **37** |" in out
+    )
+    assert out.count("<br>`training/compat_profiles/run.toml` | examples → **legacy-micro**") == 12
+    # The others by name on one line, and every value of the moving ones collapsed.
+    assert "18 other changed profiles derive the same values at base and head: `p012`, `p013`," in out
+    assert "and 0 more" not in out
+    details = out.split("<details><summary>Every derived value, base → head</summary>")[1].split(
+        "</details>"
+    )[0]
+    assert details.count("| semantics | examples | **legacy-micro** |") == 12 and "`p012`" not in details
+    # The findings still follow: a notice per profile whose exposure changes (11: 304 micro steps are
+    # 38 whole steps either way).
+    assert out.count("**TRN004** training-exposure-changed") == 11
+
+
+def test_a_few_profiles_stay_inline(make_repo):
+    base, head = _many(3, 3)
+    out = render_comment(review_change(make_repo, {P: base}, {P: head}))
+    assert "<details>" not in out and "| Profile | Value | Base | Head |" in out
+
+
+def test_hundreds_of_profiles_stay_under_the_limit_and_keep_the_findings(make_repo):
+    base, head = _many(300, 300)
+    report = review_change(make_repo, {P: base}, {P: head})
+    out = render_comment(report)
+    assert len(out) <= 65_000
+    assert out.count("examples → **legacy-micro**") == 50
+    assert "_250 more profiles with changed values not listed; the Report JSON has them all._" in out
+    # The collapsed detail gives way before the findings do.
+    assert "are left out to stay under GitHub's comment size limit" in out
+    assert out.count("**TRN004** training-exposure-changed") == len(
+        [f for f in report.findings if f.rule == "TRN004"]
+    )

@@ -167,6 +167,11 @@ def test_tokens_per_step():
         (StepInputs(batch_size=8, world_size=3, target_micro_steps=300), ["world_size * micro_batch_size"]),
         (StepInputs(batch_size=8, micro_batch_size=3, target_micro_steps=7), ["not divisible", "smaller"]),
         (StepInputs(target_micro_steps=7), []),  # no batch size known: TRN001 reports that
+        # Context parallelism: Prime-RL wants micro_batch_size 1 and seq_len divisible by cp.
+        (StepInputs(batch_size=8, cp=2, micro_batch_size=2, max_steps=5), ["micro_batch_size=2 with cp=2"]),
+        (StepInputs(batch_size=8, cp=2, seq_len=4097, max_steps=5), ["seq_len=4097 is not divisible"]),
+        (StepInputs(batch_size=8, cp=2, micro_batch_size=1, seq_len=4096, max_steps=5), []),
+        (StepInputs(batch_size=8, cp=1, micro_batch_size=2, seq_len=4097, max_steps=5), []),
     ],
 )
 def test_batch_problems(inputs, problems):

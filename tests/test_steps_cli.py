@@ -135,7 +135,14 @@ def test_text_output(capsys):
         ),
         (["--target-examples", "300", "--max-steps", "38", "--batch-size", "8"], "explicit max_steps=38"),
         (["--target-examples", "300", "--batch-size", "8", "--decay-steps", "30"], "decay_steps=30"),
-        (["--target-examples", "300"], "batch_size is unknown"),
+        (["--target-examples", "300"], "batch_size is unknown: give --batch-size"),
+        ([], "nothing to compute: give --target-examples"),
+        (["--from", "optimizer", "--max-steps", "37", "--to", "legacy-micro"], "give --grad-accum"),
+        (
+            ["--from", "legacy-micro", "--max-steps", "300", "--batch-size", "12", "--micro-batch-size", "8"]
+            + ["--to", "optimizer"],
+            "not divisible by micro_batch_size=8",
+        ),
         (["--from", "legacy-micro", "--max-steps", "300"], "--from needs --to"),
         (
             ["--from", "legacy-micro", "--max-steps", "7", "--grad-accum", "8", "--to", "optimizer"],
@@ -175,3 +182,81 @@ def test_profile_file_with_several_profiles_needs_a_name(tmp_path, capsys):
     assert "choose one with --name" in capsys.readouterr().err
     code, data = _json(capsys, "--profile", str(path), "--name", "b", "--batch-size", "8")
     assert code == 0 and data["max_steps"] == 37
+
+
+SFT = """max_steps = 300
+
+[deployment]
+num_train_gpus = 2
+
+[model]
+name = "org/small"
+
+[model.lora]
+rank = 16
+
+[data]
+name = "org/set"
+seq_len = 8192
+batch_size = 8
+
+[[data.source]]
+dataset = "org/extra"
+
+[scheduler]
+type = "linear"
+warmup_steps = 5
+decay_steps = 30
+
+[ckpt]
+interval = 50
+keep_last = 3
+"""
+
+
+@pytest.mark.parametrize(
+    "content, extra, expected",
+    [
+        # The config as it stands: its own max_steps and decay, 8 rows over 2 GPUs.
+        (
+            SFT,
+            [],
+            {"max_steps": 300, "decay_steps": 30, "grad_accum": 4, "world_size": 2, "ckpt_interval": 50},
+        ),
+        # A target replaces max_steps and syncs the decay, which leaves no room for the warmup.
+        (SFT, ["--target-micro-steps", "300"], {"max_steps": 37, "decay_steps": 37, "grad_accum": 4}),
+        # Prime-RL's defaults fill what the file leaves out: 128 rows a step.
+        ("max_steps = 10\n", [], {"max_steps": 10, "batch_size": 128, "effective_train_examples": 1280}),
+    ],
+)
+def test_config_answers(tmp_path, capsys, content, extra, expected):
+    path = tmp_path / "sft.toml"
+    path.write_text(content, encoding="utf-8")
+    code, data = _json(capsys, "--config", str(path), *extra)
+    assert {k: data[k] for k in expected} == expected
+    assert code == (1 if extra else 0)
+    if extra:
+        assert "leaves no room for `warmup_steps=5`" in data["problems"][0]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("max_steps = 10\n\n[orchestrator]\nbatch_size = 64\n", "Prime-RL RL config (it has `orchestrator`)"),
+        ("[data]\nbatch_size = 8\n", "`max_steps` is not set"),
+    ],
+)
+def test_config_refused(tmp_path, capsys, content, message):
+    path = tmp_path / "c.toml"
+    path.write_text(content, encoding="utf-8")
+    assert main(["steps", "--config", str(path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_help_groups_the_flags_and_shows_examples(capsys):
+    with pytest.raises(SystemExit):
+        main(["steps", "--help"])
+    out = capsys.readouterr().out
+    for heading in ("run length (one of):", "batch layout:", "files (flags above override their values):"):
+        assert heading in out
+    assert "bot steps --target-micro-steps 300 --batch-size 8" in out and "Exit code 0; 1 when" in out

@@ -165,11 +165,17 @@ TRN003 = [
         ["batch_size=8"],
     ),
     ("fine", {P: "target_micro_steps = 300\nbatch_size = 8\nmicro_batch_size = 2\nworld_size = 2\n"}, None),
-    # Edge: context parallelism makes an otherwise indivisible layout whole.
+    # Edge: context parallelism makes an otherwise indivisible layout whole (8 * 2 rows over 16 ranks).
     (
         "cp",
-        {P: "target_micro_steps = 300\nbatch_size = 8\nmicro_batch_size = 2\nworld_size = 8\ncp = 2\n"},
+        {P: "target_micro_steps = 300\nbatch_size = 8\nmicro_batch_size = 1\nworld_size = 16\ncp = 2\n"},
         None,
+    ),
+    # Prime-RL wants micro-batches of one row when context parallelism is on.
+    (
+        "cp-micro-batch",
+        {P: "target_micro_steps = 300\nbatch_size = 8\nmicro_batch_size = 2\nworld_size = 8\ncp = 2\n"},
+        ["micro_batch_size=2 with cp=2"],
     ),
 ]
 
