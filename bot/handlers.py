@@ -13,7 +13,7 @@ from bot.config import CONFIG_PATH, Config, ConfigError, load_config
 from bot.engine import labels_for, read_config, review
 from bot.events import Event
 from bot.local import GitReader
-from bot.models import Report, UnreadableFile, Waiver
+from bot.models import ChangeSet, Report, UnreadableFile, Waiver
 from bot.publish import (
     Plan,
     Publisher,
@@ -99,22 +99,35 @@ def _finish(ctx: Context, publisher: Publisher) -> None:
     ctx.messages.extend(publisher.problems)
 
 
+def reviewed(ctx: Context, info: PullInfo) -> tuple[ChangeSet, Config, Report]:
+    """The review of the pull request at exactly info's base and head commits, before comment waivers.
+
+    Without a checkout every file is read through the API; files are parsed, never run.
+    """
+    changeset = load_pull(ctx.client, info, ctx.checkout, ctx.reader())
+    config = read_config(changeset, ctx.config_path)[0]
+    return changeset, config, review(changeset, config_path=ctx.config_path)
+
+
+def settled(report: Report, changeset: ChangeSet, config: Config, waivers: tuple[Waiver, ...]) -> Report:
+    """The report with the comment waivers applied and never ready when files a rule reads went unseen."""
+    report, _ = apply_waivers(report, waivers, changeset, config)
+    return _guard_partial(report, unreviewed_that_matter(changeset, config), config)
+
+
 def review_pull(
     ctx: Context, number: int, new_waivers: tuple[Waiver, ...] = (), start: PullInfo | None = None
 ) -> None:
     """Review a pull request and publish the result, unless its head moved on meanwhile."""
     client = ctx.client
     info = start or client.pull(number)
-    changeset = load_pull(client, info, ctx.checkout, ctx.reader())
-    config = read_config(changeset, ctx.config_path)[0]
-    report = review(changeset, config_path=ctx.config_path)
+    changeset, config, report = reviewed(ctx, info)
     identity = client.viewer()
     comments = client.comments(number)
     mine = ours(comments, identity)
     state = decode_state(mine[0].body) if mine else State()
     waivers = state.waivers + tuple(stamp(w, report, changeset) for w in new_waivers)
-    report, _ = apply_waivers(report, waivers, changeset, config)
-    report = _guard_partial(report, unreviewed_that_matter(changeset, config), config)
+    report = settled(report, changeset, config, waivers)
     # Approval only decides the review label, which rides with ready alone: otherwise skip the request.
     approved = wants_review_label(report.verdict, info.draft) and is_approved(
         client.reviews(number), info.author, info.head_sha

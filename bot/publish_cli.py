@@ -1,8 +1,11 @@
-"""`bot publish REPORT.json`: phase 2 of the fork-safe pair, posting a Report saved by a read-only review.
+"""`bot publish REPORT.json`: phase 2 of the fork-safe pair, publishing the review of a fork's pull request.
 
-It runs in a `workflow_run` job that never checks out pull request code. The artifact is validated first
-(bot/artifact.py); the pull request is read again; only then does the issue-5 Publisher write the status
-comment, labels and status, rendered here from the validated Report by the trusted template.
+It runs in a `workflow_run` job that never checks out pull request code. The artifact of the read-only review
+is the trigger and names what to publish for (repository, pull request, head commit); it is validated first
+(bot/artifact.py) and the pull request is read again. Its findings are not trusted: phase 1 ran the fork's own
+workflow file, which can save any Report. The review is recomputed here through the API at the pull request's
+exact base and head commits (files are parsed, never run), with the base config and policy and the waivers of
+the bot's status comment; the issue-5 Publisher writes that result, rendered by the trusted template.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.app import (
     CONFIG_PATH,
@@ -22,16 +27,20 @@ from bot.app import (
     save_report,
 )
 
+if TYPE_CHECKING:
+    from bot.models import Report
+
 log = logging.getLogger("bot.publish")
 
 
 def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: ignore[no-untyped-def]
     p = sub.add_parser(
         "publish",
-        help="post a Report saved by `bot review --dry-run --output` (fork-safe phase 2, workflow_run)",
+        help="publish the review of the pull request a saved Report names (fork-safe phase 2, workflow_run)",
         description="Runs on a workflow_run event: GITHUB_REPOSITORY, GITHUB_EVENT_PATH and GITHUB_TOKEN "
         "come from the environment. The Report is checked (size, schema, repository, pull request, head "
-        "commit) before anything is written.",
+        "commit); the review is then recomputed through the API at that commit (no checkout) and the "
+        "recomputed result is published, whatever the Report's own findings say.",
     )
     p.add_argument("report", type=Path, help="the Report JSON artifact of the read-only review")
     p.add_argument("--dry-run", action="store_true", help="validate and print what would be written")
@@ -53,7 +62,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     """Validate, re-read, publish; client is built from the settings unless given (tests pass one)."""
     from bot.api import GitHubError
     from bot.artifact import ArtifactError, Stale, check_origin, check_pull, check_waivers, read_artifact
-    from bot.handlers import Context, config_at
+    from bot.handlers import Context, config_at, reviewed, settled
     from bot.output import exit_code, to_json
     from bot.publish import (
         Publisher,
@@ -102,9 +111,13 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         mine = ours(comments, identity)
         state = decode_state(mine[0].body) if mine else State()
         check_waivers(report, state.waivers, state.head)
-        approved = wants_review_label(report.verdict, info.draft) and is_approved(
+        # The artifact only triggers and binds: the result published is the review recomputed here.
+        changeset, config, recomputed = reviewed(ctx, info)
+        recomputed = settled(recomputed, changeset, config, state.waivers)
+        approved = wants_review_label(recomputed.verdict, info.draft) and is_approved(
             client.reviews(number), info.author, info.head_sha
         )
+        fresh = client.pull(number)
     except ArtifactError as exc:
         raise ReviewError(f"the Report artifact was rejected, nothing was written: {exc}") from None
     except Stale as exc:
@@ -112,10 +125,24 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         return 0
     except GitHubError as exc:
         raise ReviewError(redact(str(exc), token)) from None
+    if disagrees(report, recomputed):
+        print(f"bot: {disagreement(report, recomputed, args.dry_run)}", file=sys.stderr)
+    if fresh.head_sha != info.head_sha or fresh.state != "open":
+        moved = (
+            f"moved from {info.head_sha[:12]} to {fresh.head_sha[:12]}"
+            if fresh.head_sha != info.head_sha
+            else f"was {fresh.state}"
+        )
+        print(
+            f"bot: not published: pull request #{number} {moved} during this run; the run for its new "
+            "state publishes its own.",
+            file=sys.stderr,
+        )
+        return 0
     # The labels follow the trusted config and the pull request as it is now, not the artifact.
-    desired = desired_labels(report.verdict, info.draft, approved, config)
-    report = report.model_copy(update={"labels": desired})
-    plan = plan_publish(report, info, comments, identity, state, desired, config, ctx.check_run)
+    desired = desired_labels(recomputed.verdict, fresh.draft, approved, config)
+    report = recomputed.model_copy(update={"labels": desired, "repository": client.repo})
+    plan = plan_publish(report, fresh, comments, identity, state, desired, config, ctx.check_run)
     if ctx.dry_run:
         ctx.echo(describe(plan))
     publisher = Publisher(client, dry_run=ctx.dry_run, echo=lambda line: log.info("%s", line))
@@ -130,6 +157,28 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     elif not args.dry_run:
         sys.stdout.write(render_comment(report))
     return exit_code(report, args.fail_level)
+
+
+def _found(report: Report) -> Counter[tuple[str, str | None, int | None]]:
+    return Counter((f.rule, f.path, f.line) for f in report.findings)
+
+
+def disagrees(artifact: Report, recomputed: Report) -> bool:
+    """Whether the artifact's verdict or findings (rule, path, line) are not the recomputed review's."""
+    return artifact.verdict != recomputed.verdict or _found(artifact) != _found(recomputed)
+
+
+def disagreement(artifact: Report, recomputed: Report, dry_run: bool = False) -> str:
+    """One log line; it quotes only the verdicts (validated) and counts, nothing of the artifact's text."""
+    extra = sum((_found(artifact) - _found(recomputed)).values())
+    missing = sum((_found(recomputed) - _found(artifact)).values())
+    published = "would be published" if dry_run else "was published"
+    return (
+        f"the artifact disagreed with the review recomputed through the API (artifact: {artifact.verdict}, "
+        f"{len(artifact.findings)} findings; recomputed: {recomputed.verdict}, {len(recomputed.findings)} "
+        f"findings; {missing} missing from the artifact, {extra} not found again); the recomputed result "
+        f"{published}, not the artifact's."
+    )
 
 
 def cmd_publish(args: argparse.Namespace) -> int:

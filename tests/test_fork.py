@@ -35,10 +35,14 @@ WRITES = [
     ("POST", "/repos/{owner}/{repo}/statuses/{sha}"),
     ("POST", "/repos/{owner}/{repo}/check-runs"),
 ]
-# Phase 2 on a one-page pull request without a checkout: pull, config at base (contents), viewer, comments
-# (+ reviews when the Report is ready: only then does a label depend on approval); a first publish adds repo
-# labels, add labels, status, comment and the comments read after it.
-PUBLISH_READS = 4
+# Phase 2 on a one-page pull request without a checkout checks first: pull, config at base (contents), viewer,
+# comments. It then recomputes the review through the API: files, the base tree (where AGENTS.md files are),
+# AGENTS.md at base, the new test at head; (+ reviews when the result is ready: only then does a label depend
+# on approval), and reads the pull request again before writing. A first publish adds repo labels, add
+# labels, status, comment and the comments read after it.
+PUBLISH_CHECKS = 4
+RECOMPUTE_READS = 4
+PUBLISH_READS = PUBLISH_CHECKS + RECOMPUTE_READS + 1
 
 
 def _env(tmp_path: Path, event: str, data: dict, name: str) -> dict:
@@ -52,13 +56,29 @@ def _env(tmp_path: Path, event: str, data: dict, name: str) -> dict:
     }
 
 
+def added(text: str) -> str:
+    """The API's patch of a file added with this text."""
+    lines = text.splitlines()
+    return f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines)
+
+
+def pull_state(r, base: dict = BASE, head: dict = HEAD) -> ghapi.PullState:
+    """Pull request #7 of the repository r, served with its real patches and the files at both commits."""
+    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    st.files = [
+        ghapi.pr_file(path, patch=added(text), status="added", changes=len(text.splitlines()))
+        for path, text in head.items()
+    ]
+    st.trees = {st.base: dict(base), st.head: {**base, **head}}
+    return st
+
+
 @pytest.fixture
 def fork(gh, make_repo, tmp_path):
     """A pull request #7 from the fork mallory/repo; phase 1 runs with a token GitHub refuses every write."""
     r = make_repo(BASE, HEAD)
-    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    st = pull_state(r)
     st.head_repo = "mallory/repo"
-    st.files = [ghapi.pr_file(path, status="added") for path in HEAD]
     st.repo_labels = ["bug", "status:needs-work"]
     ghapi.serve(gh, st)
     return r, st
@@ -141,10 +161,92 @@ def test_phase2_renders_the_comment_itself_from_the_validated_report(gh, fork, t
     assert st.labels == ["status:needs-work"]  # labels follow the verdict and config, not the artifact
 
 
+def _comment_planned(out: str) -> str:
+    """The status comment body phase 1 printed in its dry-run plan."""
+    return out.split("--- comment body ---\n", 1)[1].split("\n--- ", 1)[0].strip()
+
+
+def test_honest_artifact_publishes_what_phase1_computed(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    planned = _comment_planned(capsys.readouterr().out)
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    assert mine(st)[0]["body"].strip() == planned
+    assert "disagreed" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda data: {"verdict": "ready", "findings": [], "labels": ["status:ready"]},
+        lambda data: {"findings": [{**data["findings"][0], "line": 2}]},
+        lambda data: {"findings": [{**data["findings"][0], "path": "tests/test_other.py"}]},
+    ],
+    ids=["ready-without-findings", "other-line", "other-path"],
+)
+def test_forged_findings_are_not_published(gh, fork, tmp_path, capsys, forge):
+    # Phase 1 runs the fork's own workflow file: it can save any Report for its own pull request and head.
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    planned = _comment_planned(capsys.readouterr().out)
+    _tamper(artifact, **forge(json.loads(artifact.read_text(encoding="utf-8"))))
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    assert st.labels == ["status:needs-work"]
+    assert [s["state"] for s in st.statuses] == ["failure"]
+    body = mine(st)[0]["body"]
+    assert body.strip() == planned and "AGT001" in body and "line 1:" in body
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if "disagreed" in x]
+    assert line.startswith("bot: the artifact disagreed with the review recomputed through the API")
+    assert line.endswith("the recomputed result was published, not the artifact's.")
+
+
+def test_forged_ready_in_dry_run_shows_the_recomputed_plan(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = _tamper(phase1(gh, r, st, tmp_path), verdict="ready", findings=[])
+    capsys.readouterr()
+    assert phase2(gh, st, tmp_path, artifact, "--dry-run") == 0
+    captured = capsys.readouterr()
+    assert gh.writes() == [] and mine(st) == []
+    assert "Labels to add: ['status:needs-work']" in captured.out and "AGT001" in captured.out
+    assert "(artifact: ready, 0 findings; recomputed: needs-work, 1 findings;" in captured.err
+    assert "the recomputed result would be published" in captured.err
+
+
+def test_forged_finding_on_a_clean_pull_request_is_dropped(gh, make_repo, tmp_path, capsys):
+    # The other way round: the recomputed review, not the artifact, decides; a clean pull request is ready.
+    head = {"tests/test_new.py": 'def test_new():\n    """Guards PR #7: checks a thing."""\n    assert 1\n'}
+    r = make_repo(BASE, head)
+    st = pull_state(r, BASE, head)
+    st.head_repo = "mallory/repo"
+    ghapi.serve(gh, st)
+    artifact = phase1(gh, r, st, tmp_path)
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    assert data["verdict"] == "ready" and data["findings"] == []
+    forged = {"rule": "AGT001", "name": "regression-test-without-reference", "severity": "error",
+              "path": "tests/test_new.py", "line": 1, "message": "forged"}  # fmt: skip
+    _tamper(artifact, verdict="needs-work", findings=[forged])
+    before = len(gh.calls())
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    # ready: the reviews are read too (only then does a label depend on approval); both labels are created
+    assert len(gh.calls()) - before == PUBLISH_READS + 1 + 5 + 2
+    assert sorted(st.labels) == ["review:pending", "status:ready"]
+    assert "forged" not in mine(st)[0]["body"] and [s["state"] for s in st.statuses] == ["success"]
+    assert "(artifact: needs-work, 1 findings; recomputed: ready, 0 findings;" in capsys.readouterr().err
+
+
+def test_head_moved_during_the_recomputation_publishes_nothing(gh, fork, tmp_path, capsys):
+    r, st = fork
+    artifact = phase1(gh, r, st, tmp_path)
+    st.heads_after = [st.head, "c" * 40]  # a push lands while phase 2 reads the files
+    before = len(gh.calls())
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    assert gh.writes() == [] and mine(st) == [] and len(gh.calls()) - before == PUBLISH_READS
+    assert "not published: pull request #7 moved from" in capsys.readouterr().err
+
+
 def test_same_repository_pull_request_is_matched_by_the_runs_list(gh, make_repo, tmp_path):
     r = make_repo(BASE, HEAD)
-    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
-    st.files = [ghapi.pr_file(path, status="added") for path in HEAD]
+    st = pull_state(r)
     ghapi.serve(gh, st)
     artifact = phase1(gh, r, st, tmp_path)
     assert ghapi.run_event(st)["workflow_run"]["pull_requests"][0]["number"] == 7
@@ -181,8 +283,7 @@ def _rejected(gh, st, tmp_path, artifact, capsys, *, requests: int, event: dict 
 )  # fmt: skip
 def test_tampered_artifact_is_rejected_before_any_request(gh, make_repo, tmp_path, capsys, changes, expected):
     r = make_repo(BASE, HEAD)
-    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
-    st.files = [ghapi.pr_file(path, status="added") for path in HEAD]
+    st = pull_state(r)
     ghapi.serve(gh, st)
     artifact = _tamper(phase1(gh, r, st, tmp_path), **changes)
     assert expected in _rejected(gh, st, tmp_path, artifact, capsys, requests=0)
@@ -286,7 +387,7 @@ def test_waiver_the_status_comment_does_not_record_is_rejected(gh, fork, tmp_pat
     artifact = phase1(gh, r, st, tmp_path)
     forged = {"rule": "AGT001", "reason": "trust me", "by": "maintainer", "at": "2026-01-01T00:00:00Z"}
     _tamper(artifact, findings=[], verdict="ready", waivers=[{**forged, "fingerprint": "0" * 16}])
-    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=PUBLISH_READS)
+    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=PUBLISH_CHECKS)
     assert "waiver of 'AGT001' is not recorded in the bot's status comment" in message
 
 
@@ -326,11 +427,10 @@ def test_load_artifact_accepts_what_review_saves(gh, fork, tmp_path):
 def test_config_path_is_read_at_base_in_both_phases(gh, make_repo, tmp_path):
     config = "labels:\n  needs_work: bot:fix\n"
     # The head's copy would switch the label back: only the base's counts.
-    r = make_repo({**BASE, "ci/bot.yml": config}, {**HEAD, "ci/bot.yml": "labels:\n  needs_work: x\n"})
-    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    base, head = {**BASE, "ci/bot.yml": config}, {**HEAD, "ci/bot.yml": "labels:\n  needs_work: x\n"}
+    r = make_repo(base, head)
+    st = pull_state(r, base, head)
     st.head_repo = "mallory/repo"
-    st.files = [ghapi.pr_file(path, status="added") for path in HEAD]
-    st.trees = {st.base: {"ci/bot.yml": config}, st.head: {"ci/bot.yml": "labels:\n  needs_work: x\n"}}
     ghapi.serve(gh, st)
     artifact = tmp_path / "report.json"
     args = build_parser().parse_args(
