@@ -190,7 +190,9 @@ def test_forged_findings_are_not_published(gh, fork, tmp_path, capsys, forge):
     artifact = phase1(gh, r, st, tmp_path)
     planned = _comment_planned(capsys.readouterr().out)
     _tamper(artifact, **forge(json.loads(artifact.read_text(encoding="utf-8"))))
+    before = len(gh.calls())
     assert phase2(gh, st, tmp_path, artifact) == 0
+    assert len(gh.calls()) - before == PUBLISH_READS + 5  # the same requests as for an honest artifact
     assert st.labels == ["status:needs-work"]
     assert [s["state"] for s in st.statuses] == ["failure"]
     body = mine(st)[0]["body"]
@@ -228,7 +230,8 @@ def test_forged_finding_on_a_clean_pull_request_is_dropped(gh, make_repo, tmp_pa
     before = len(gh.calls())
     assert phase2(gh, st, tmp_path, artifact) == 0
     # ready: the reviews are read too (only then does a label depend on approval); both labels are created
-    assert len(gh.calls()) - before == PUBLISH_READS + 1 + 5 + 2
+    assert len(gh.calls()) - before == PUBLISH_READS + 1 + 5 + 2 == 17
+    assert len(gh.writes()) == 5
     assert sorted(st.labels) == ["review:pending", "status:ready"]
     assert "forged" not in mine(st)[0]["body"] and [s["state"] for s in st.statuses] == ["success"]
     assert "(artifact: needs-work, 1 findings; recomputed: ready, 0 findings;" in capsys.readouterr().err
