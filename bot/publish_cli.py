@@ -62,7 +62,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     """Validate, re-read, publish; client is built from the settings unless given (tests pass one)."""
     from bot.api import GitHubError
     from bot.artifact import ArtifactError, Stale, check_origin, check_pull, check_waivers, read_artifact
-    from bot.handlers import Context, config_at, reviewed, settled
+    from bot.handlers import Context, reviewed, settled
     from bot.output import exit_code, to_json
     from bot.publish import (
         Publisher,
@@ -105,13 +105,13 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     try:
         info = client.pull(number)
         check_pull(report, info, run)
-        config = config_at(ctx, info.base_sha)
         identity = client.viewer()
         comments = client.comments(number)
         mine = ours(comments, identity)
         state = decode_state(mine[0].body) if mine else State()
         check_waivers(report, state.waivers, state.head)
-        # The artifact only triggers and binds: the result published is the review recomputed here.
+        # The artifact only triggers and binds: the result published is the review recomputed here, with the
+        # config and policy read at the base commit.
         changeset, config, recomputed = reviewed(ctx, info)
         recomputed = settled(recomputed, changeset, config, state.waivers)
         approved = wants_review_label(recomputed.verdict, info.draft) and is_approved(
@@ -125,8 +125,6 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         return 0
     except GitHubError as exc:
         raise ReviewError(redact(str(exc), token)) from None
-    if disagrees(report, recomputed):
-        print(f"bot: {disagreement(report, recomputed, args.dry_run)}", file=sys.stderr)
     if fresh.head_sha != info.head_sha or fresh.state != "open":
         moved = (
             f"moved from {info.head_sha[:12]} to {fresh.head_sha[:12]}"
@@ -139,8 +137,10 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
             file=sys.stderr,
         )
         return 0
+    if disagrees(report, recomputed):
+        print(f"bot: {disagreement(report, recomputed, args.dry_run)}", file=sys.stderr)
     # The labels follow the trusted config and the pull request as it is now, not the artifact.
-    desired = desired_labels(recomputed.verdict, fresh.draft, approved, config)
+    desired = desired_labels(recomputed.verdict, info.draft, approved, config)
     report = recomputed.model_copy(update={"labels": desired, "repository": client.repo})
     plan = plan_publish(report, fresh, comments, identity, state, desired, config, ctx.check_run)
     if ctx.dry_run:

@@ -35,13 +35,13 @@ WRITES = [
     ("POST", "/repos/{owner}/{repo}/statuses/{sha}"),
     ("POST", "/repos/{owner}/{repo}/check-runs"),
 ]
-# Phase 2 on a one-page pull request without a checkout checks first: pull, config at base (contents), viewer,
-# comments. It then recomputes the review through the API: files, the base tree (where AGENTS.md files are),
-# AGENTS.md at base, the new test at head; (+ reviews when the result is ready: only then does a label depend
-# on approval), and reads the pull request again before writing. A first publish adds repo labels, add
-# labels, status, comment and the comments read after it.
-PUBLISH_CHECKS = 4
-RECOMPUTE_READS = 4
+# Phase 2 on a one-page pull request without a checkout checks first: pull, viewer, comments. It then
+# recomputes the review through the API: files, the config at base (contents), the base tree (where AGENTS.md
+# files are), AGENTS.md at base, the new test at head (+ reviews when the result is ready: only then does a
+# label depend on approval), and reads the pull request again before writing. A first publish adds repo
+# labels, add labels, status, comment and the comments read after it.
+PUBLISH_CHECKS = 3
+RECOMPUTE_READS = 5
 PUBLISH_READS = PUBLISH_CHECKS + RECOMPUTE_READS + 1
 
 
@@ -239,12 +239,15 @@ def test_forged_finding_on_a_clean_pull_request_is_dropped(gh, make_repo, tmp_pa
 
 def test_head_moved_during_the_recomputation_publishes_nothing(gh, fork, tmp_path, capsys):
     r, st = fork
-    artifact = phase1(gh, r, st, tmp_path)
+    # a forged artifact: the log must not claim a publication that did not happen
+    artifact = _tamper(phase1(gh, r, st, tmp_path), verdict="ready", findings=[])
     st.heads_after = [st.head, "c" * 40]  # a push lands while phase 2 reads the files
     before = len(gh.calls())
     assert phase2(gh, st, tmp_path, artifact) == 0
     assert gh.writes() == [] and mine(st) == [] and len(gh.calls()) - before == PUBLISH_READS
-    assert "not published: pull request #7 moved from" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not published: pull request #7 moved from" in err and "during this run" in err
+    assert "disagreed" not in err
 
 
 def test_same_repository_pull_request_is_matched_by_the_runs_list(gh, make_repo, tmp_path):
