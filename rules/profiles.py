@@ -194,14 +194,19 @@ def parse_profiles(path: str, text: str) -> dict[str, Entry]:
     return _profiles_from(data, PurePosixPath(path).name.split(".")[0])
 
 
-def parse_prime_rl_file(path: str, text: str) -> dict[str, Entry]:
-    """A Prime-RL config file as one entry named after the file."""
-    data = _load(path, text)
+def _prime_entries(path: str, data: Any) -> dict[str, Entry]:
+    """Parsed Prime-RL TOML as one entry named after the file."""
     try:
         config = parse_prime_rl(data)
     except PrimeRLError as exc:
         raise ProfileError(str(exc)) from None
-    return {PurePosixPath(path).name: Entry(name=PurePosixPath(path).name, prime=config)}
+    name = PurePosixPath(path).name
+    return {name: Entry(name=name, prime=config)}
+
+
+def parse_prime_rl_file(path: str, text: str) -> dict[str, Entry]:
+    """A Prime-RL config file as one entry named after the file."""
+    return _prime_entries(path, _load(path, text))
 
 
 def mentions(text: str, variables: tuple[str, ...]) -> bool:
@@ -293,10 +298,6 @@ def kind_of(path: str, review: Review, text: str | None = None) -> str | None:
     return None
 
 
-def is_profile(path: str, review: Review) -> bool:
-    return kind_of(path, review) == PROFILE
-
-
 def parse_source(kind: str, path: str, text: str, review: Review) -> dict[str, Entry]:
     """Entries of one file of a known kind; raises ProfileError."""
     if kind == PROFILE:
@@ -307,7 +308,7 @@ def parse_source(kind: str, path: str, text: str, review: Review) -> dict[str, E
     by_glob = globs.match(path, review.config.profiles.prime_rl_globs)
     if not looks_like_prime_rl(data, by_glob=by_glob):
         return {}
-    return parse_prime_rl_file(path, text)
+    return _prime_entries(path, data)
 
 
 class ProfileFile(BaseModel):
@@ -449,20 +450,30 @@ class Evaluation:
 
 def _load_config(review: Review, profile_path: str, ref: str, head: bool) -> PrimeRLConfig:
     path = _config_path(profile_path, ref)
-    side = "head" if head else "base"
     if path is None:
         raise ProfileError(f"config `{ref[:120]}` must be a path inside the repository")
+    side = "head" if head else "base"
+    # Many profiles may point at one config: read and parse it once per side, failures included.
+    config, error = review.memo(f"profiles.config:{side}:{path}", lambda: _read_config(review, path, head))
+    if error is not None:
+        raise ProfileError(error)
+    return config
+
+
+def _read_config(review: Review, path: str, head: bool) -> tuple[PrimeRLConfig | None, str | None]:
+    """(config, None), or (None, why the profile's `config` cannot be used)."""
     text, error = _read(review.changeset, path, head)
     if error:
-        raise ProfileError(f"config `{path}` cannot be read: {error}")
+        return None, f"config `{path}` cannot be read: {error}"
     if text is None:
-        raise ProfileError(f"config `{path}` does not exist at {side}")
-    entries = parse_prime_rl_file(path, text) if path.endswith(".toml") else None
+        return None, f"config `{path}` does not exist at {'head' if head else 'base'}"
+    try:
+        entries = parse_prime_rl_file(path, text) if path.endswith(".toml") else None
+    except ProfileError as exc:
+        return None, str(exc)
     if not entries:
-        raise ProfileError(f"config `{path}` is not a Prime-RL TOML config")
-    config = next(iter(entries.values())).prime
-    assert config is not None
-    return config
+        return None, f"config `{path}` is not a Prime-RL TOML config"
+    return next(iter(entries.values())).prime, None
 
 
 def _values(result: Any, inputs: StepInputs, sched: Scheduler | None, config_path: str | None) -> StepValues:

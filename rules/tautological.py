@@ -55,16 +55,6 @@ _SAME_ARGS = {
 }  # fmt: skip
 
 
-def _constant(node: ast.expr) -> bool:
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
-        return True
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return all(_constant(e) for e in node.elts)
-    return False
-
-
 def _truthy_constant(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return bool(node.value)

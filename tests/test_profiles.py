@@ -249,6 +249,24 @@ def test_unchanged_profile_follows_its_changed_config(make_repo):
     assert "now sees 288 examples instead of 296" in " ".join(f.message for f in report.findings)
 
 
+@pytest.mark.parametrize("count", [1, 5])
+def test_shared_config_is_parsed_once_per_side(make_repo, monkeypatch, count):
+    """Profiles pointing at one changed config reuse its parse: the count of parses does not grow."""
+    import rules.profiles
+
+    calls = []
+    real = rules.profiles.parse_prime_rl
+    monkeypatch.setattr(rules.profiles, "parse_prime_rl", lambda data: calls.append(1) or real(data))
+    profiles = "".join(
+        f'[profiles.p{i}]\nconfig = "{CONFIG}"\ntarget_micro_steps = {300 + i}\n' for i in range(count)
+    )
+    base = {CONFIG: PRIME_RL.format(max_steps=100, batch=8), PROFILE: profiles}
+    report = review_change(make_repo, base, {CONFIG: PRIME_RL.format(max_steps=100, batch=16)})
+    steps = {p.name: (p.base.max_steps, p.head.max_steps) for p in report.profiles if p.kind == "profile"}
+    assert steps == {f"p{i}": ((300 + i) // 8, (300 + i) // 16) for i in range(count)}
+    assert len(calls) == 4  # the changed config at base and head, and once per side for its profiles
+
+
 def test_profile_sources_follow_the_config(make_repo):
     config = (
         "profiles:\n  globs: ['runs/*.yaml']\n  python_globs: ['train/*.py']\n"
