@@ -189,22 +189,24 @@ def derive(inputs: StepInputs) -> StepResult:
     check_conflicts(inputs)
     has_target = inputs.target_examples is not None or inputs.target_micro_steps is not None
     sets_max = has_target or inputs.max_steps is not None
-    missing_b = (
-        "batch_size is unknown: set batch_size in the profile, or point it at a Prime-RL config "
-        "with [data] batch_size"
-    )
+    b = inputs.batch_size
+    if b is not None:
+        # Refused here, whatever sets the run length, so that one rule (TRN001) reports it.
+        _positive("batch_size", b)
+    elif has_target:
+        raise StepMathError(
+            "batch_size is unknown: set batch_size in the profile, or point it at a Prime-RL config "
+            "with [data] batch_size",
+            kind="missing",
+        )
     unapplied: int | None = None
     if inputs.target_examples is not None:
-        if inputs.batch_size is None:
-            raise StepMathError(missing_b, kind="missing")
-        b = _positive("batch_size", inputs.batch_size)
+        assert b is not None
         max_steps = steps_for_examples(inputs.target_examples, b)
         semantics = EXAMPLES
         effective: int | None = max_steps * b
     elif inputs.target_micro_steps is not None:
-        if inputs.batch_size is None:
-            raise StepMathError(missing_b, kind="missing")
-        b = _positive("batch_size", inputs.batch_size)
+        assert b is not None
         max_steps = steps_for_micro_steps(inputs.target_micro_steps, b)
         semantics = LEGACY_MICRO
         effective = max_steps * b
@@ -218,8 +220,7 @@ def derive(inputs: StepInputs) -> StepResult:
             )
         max_steps = _positive("max_steps", explicit)
         semantics = OPTIMIZER
-        b_opt = inputs.batch_size
-        effective = max_steps * b_opt if b_opt and b_opt > 0 else None
+        effective = max_steps * b if b is not None else None
     synced = sets_max and inputs.sync_scheduler_to_max_steps
     decay = (
         max_steps
@@ -251,10 +252,8 @@ def batch_problems(inputs: StepInputs) -> list[str]:
     """Batch arithmetic the run cannot do (TRN003): indivisible batches, no optimizer step at all."""
     problems: list[str] = []
     b = inputs.batch_size
-    if b is None:
-        return problems
-    if isinstance(b, bool) or not isinstance(b, int) or b <= 0:
-        return [f"batch_size must be > 0, got {b}"]
+    if b is None or isinstance(b, bool) or not isinstance(b, int) or b <= 0:
+        return problems  # derive refuses a batch size that is not a positive integer (TRN001)
     try:
         grad_accum(b, inputs.micro_batch_size or 1, inputs.world_size or 1, inputs.cp or 1)
     except StepMathError as exc:

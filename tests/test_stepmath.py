@@ -92,6 +92,7 @@ ERRORS = [
     (StepInputs(target_micro_steps=300), "missing", "batch_size is unknown"),
     (StepInputs(batch_size=8), "missing", "run length is unknown"),
     (StepInputs(batch_size=0, target_examples=300), "invalid", "batch_size must be > 0"),
+    (StepInputs(batch_size=-8, max_steps=5), "invalid", "batch_size must be > 0"),
     (StepInputs(batch_size=8, target_examples=0), "invalid", "target_examples must be > 0"),
     (StepInputs(batch_size=8, target_micro_steps=-8), "invalid", "target_micro_steps must be > 0"),
     (StepInputs(batch_size=8, max_steps=0, sync_scheduler_to_max_steps=False), "invalid", "max_steps"),
@@ -167,6 +168,7 @@ def test_tokens_per_step():
         (StepInputs(batch_size=8, world_size=3, target_micro_steps=300), ["world_size * micro_batch_size"]),
         (StepInputs(batch_size=8, micro_batch_size=3, target_micro_steps=7), ["not divisible", "smaller"]),
         (StepInputs(target_micro_steps=7), []),  # no batch size known: TRN001 reports that
+        (StepInputs(batch_size=0, max_steps=5), []),  # derive refuses it: TRN001 reports that
         # Context parallelism: Prime-RL wants micro_batch_size 1 and seq_len divisible by cp.
         (StepInputs(batch_size=8, cp=2, micro_batch_size=2, max_steps=5), ["micro_batch_size=2 with cp=2"]),
         (StepInputs(batch_size=8, cp=2, seq_len=4097, max_steps=5), ["seq_len=4097 is not divisible"]),

@@ -57,6 +57,8 @@ TRN001 = [
     ("matches", {}, {P: "target_micro_steps = 300\nbatch_size = 8\n[expect]\nmax_steps = 37\n"}, None),
     # Edge: the step math refuses it, but batch arithmetic is TRN003's to report.
     ("batch-is-trn003", {}, {P: "target_micro_steps = 7\nbatch_size = 8\n"}, None),
+    ("zero-batch", {}, {P: "target_micro_steps = 300\nbatch_size = 0\n"}, ["batch_size must be > 0, got 0"]),
+    ("zero-batch-max-steps", {}, {P: "max_steps = 30\nbatch_size = 0\n"}, ["batch_size must be > 0, got 0"]),
     # Edge: a removed profile has nothing to check.
     ("removed", {P: "target_examples = 300\nbatch_size = 8\n[expect]\nmax_steps = 1\n"}, {P: None}, None),
 ]
@@ -178,6 +180,20 @@ TRN003 = [
         ["micro_batch_size=2 with cp=2"],
     ),
 ]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        {P: "target_examples = 300\nbatch_size = 0\n"},
+        {P: "max_steps = 30\nbatch_size = -8\n"},
+        {C: "max_steps = 10\n[data]\nbatch_size = 0\n"},
+    ],
+)
+def test_non_positive_batch_is_one_finding(make_repo, head):
+    """A batch size of 0 or less is TRN001's input error, not also TRN003's batch arithmetic."""
+    report = review_change(make_repo, {"README.md": "x\n"}, head)
+    assert [(f.rule, "batch_size must be > 0" in f.message) for f in report.findings] == [("TRN001", True)]
 
 
 @pytest.mark.parametrize("case, head, expected", TRN003, ids=[c[0] for c in TRN003])
