@@ -37,11 +37,13 @@ def check(ctx: Context) -> Iterator[Finding]:
         old, new = row.base.values, row.head.values
         if old is None or new is None:
             continue
-        examples_changed = old.effective_train_examples != new.effective_train_examples
+        # An exposure unknown on one side (no batch size) has not changed, it became known or unknown.
+        known = old.effective_train_examples is not None and new.effective_train_examples is not None
+        examples_changed = known and old.effective_train_examples != new.effective_train_examples
         if not examples_changed and old.max_steps == new.max_steps:
             continue
         steps = f"`max_steps` {old.max_steps} → {new.max_steps}"
-        if old.effective_train_examples is not None and new.effective_train_examples is not None:
+        if known:
             if examples_changed:
                 text = (
                     f"now sees {new.effective_train_examples} examples instead of "

@@ -235,6 +235,14 @@ TRN004 = [
         'description = "b"\ntarget_examples = 300\nbatch_size = 8\n',
         None,
     ),
+    # Edge: a batch size given where there was none makes the exposure known, not changed.
+    ("batch-now-known", "max_steps = 30\n", "max_steps = 30\nbatch_size = 8\n", None),
+    (
+        "batch-now-known-steps",
+        "max_steps = 30\n",
+        "max_steps = 20\nbatch_size = 8\n",
+        "(`max_steps` 30 → 20)",
+    ),
     # Edge: a new profile has no old exposure to compare with.
     ("new-profile", None, "target_examples = 300\nbatch_size = 8\n", None),
 ]
