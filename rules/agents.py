@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from bot.models import ChangeSet, FileStatus, PolicyChange, UnreadableFile
-from rules.base import Rule, Statement
+from rules.base import Rule, Statement, in_scope
 
 POLICY_NAME = "AGENTS.md"
 POINTER_NAME = "CLAUDE.md"
@@ -144,10 +144,6 @@ def is_policy_path(path: str) -> bool:
     return PurePosixPath(path).name in (POLICY_NAME, POINTER_NAME)
 
 
-def _inside(path: str, scope: str) -> bool:
-    return scope == "" or path == scope or path.startswith(scope + "/")
-
-
 def _units(text: str) -> Iterator[tuple[list[tuple[int, str]], bool]]:
     """Markdown blocks (a bullet and its continuation, a paragraph, a heading, a table row)."""
     unit: list[tuple[int, str]] = []
@@ -245,6 +241,8 @@ class Recogniser:
 
     rules: tuple[tuple[Rule, tuple[re.Pattern[str], ...]], ...]
     names: re.Pattern[str] | None
+    # A rule's code or name, lower-cased, -> its code: what `names` matches, resolved.
+    codes: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, rules: Iterable[Rule]) -> Recogniser:
@@ -254,7 +252,7 @@ class Recogniser:
         names = (
             re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE) if words else None
         )
-        return cls(compiled, names)
+        return cls(compiled, names, {w.lower(): r.code for r in rules for w in (r.code, r.name)})
 
     def read(self, line: int, sentence: str, heading: bool = False, prohibited: bool = False) -> Reading:
         """Which rules one sentence turns on and off.
@@ -322,8 +320,7 @@ class Recogniser:
     def _named(self, clause: str) -> set[str]:
         if self.names is None:
             return set()
-        by_word = {w.lower(): r.code for r, _ in self.rules for w in (r.code, r.name)}
-        return {by_word[m.group(1).lower()] for m in self.names.finditer(clause)}
+        return {self.codes[m.group(1).lower()] for m in self.names.finditer(clause)}
 
 
 def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ...]:
@@ -413,7 +410,7 @@ def _statements(files: tuple[PolicyFile, ...]) -> dict[str, tuple[Statement, ...
         add(f, f.scope)
         target = by_path.get(f.defers_to or "")
         # An AGENTS.md outside the CLAUDE.md's own folder and its parents also governs that folder.
-        if target is not None and not _inside(f.scope, target.scope):
+        if target is not None and not in_scope(f.scope, target.scope):
             add(target, f.scope)
     # Ordered root first, then by file and line: Context.statement_for lets the last nearest one win.
     return {

@@ -10,6 +10,11 @@ from bot.config import Config
 from bot.models import ChangeSet, Finding, Severity
 
 
+def in_scope(path: str, scope: str) -> bool:
+    """Whether path is the folder scope or lies below it; scope "" is the whole repository."""
+    return scope == "" or path == scope or path.startswith(scope + "/")
+
+
 @dataclass(frozen=True)
 class Statement:
     """A sentence of an AGENTS.md that turns a rule on for a folder."""
@@ -60,8 +65,7 @@ class Context:
         """The AGENTS.md statement governing path for this rule: nearest scope wins, then the later line."""
         best: Statement | None = None
         for st in self.review.statements.get(self.rule.code, ()):
-            inside = st.scope == "" or path == st.scope or path.startswith(st.scope + "/")
-            if inside and (best is None or len(st.scope) >= len(best.scope)):
+            if in_scope(path, st.scope) and (best is None or len(st.scope) >= len(best.scope)):
                 best = st
         return best
 
