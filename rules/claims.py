@@ -49,7 +49,7 @@ KEYS = {
     "effective_train_examples": "effective_train_examples",
     "unapplied_micro_steps": "unapplied_micro_steps",
 }
-_KEY = r"scheduler\.decay_steps|max_steps|decay_steps|effective_train_examples|unapplied_micro_steps"
+_KEY = "|".join(re.escape(k) for k in sorted(KEYS, key=len, reverse=True))  # longest first
 _NUMBER = r"\d(?:[,_]?\d)*"
 _CLAIM = re.compile(
     rf"(?<![\w.])(?P<key>{_KEY})`?\s*(?:=|:|is|of|to|becomes)?\s*`?\s*"

@@ -41,17 +41,10 @@ from collections.abc import Iterator
 
 from bot.models import Finding, Severity
 from rules.base import Context, Rule
-from rules.profiles import UNBOUNDED, changed_profile_files, profile_rows
+from rules.profiles import UNBOUNDED, Expect, changed_profile_files, profile_rows
 
-_EXPECTED = (
-    "max_steps",
-    "decay_steps",
-    "effective_train_examples",
-    "unapplied_micro_steps",
-    "grad_accum",
-    "tokens_per_step",
-    "ckpt_interval",
-)
+# Every value an `expect` table may pin; each is a field of the derived StepValues.
+_EXPECTED = tuple(Expect.model_fields)
 
 
 def check(ctx: Context) -> Iterator[Finding]:

@@ -75,8 +75,7 @@ def _always_true(test: ast.expr) -> bool:
 
 
 def _check_name(call: ast.Call) -> str:
-    name = dotted(call.func)
-    return name.rsplit(".", 1)[-1] if name else ""
+    return dotted(call.func).rsplit(".", 1)[-1]
 
 
 def _is_check_name(name: str) -> bool:

@@ -381,3 +381,11 @@ def test_profile_file_parser_only_ever_raises_profile_error(text):
 def test_claims_never_fail(text):
     for claim in claims(text):
         assert claim.value >= 0
+
+
+def test_every_expect_key_is_a_derived_value():
+    """TRN001 compares each `expect` key with the StepValues field of the same name."""
+    from bot.models import StepValues
+    from rules.profiles import Expect
+
+    assert set(Expect.model_fields) <= set(StepValues.model_fields)
