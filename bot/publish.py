@@ -232,23 +232,37 @@ class Publisher:
         try:
             fn()
         except GitHubError as exc:
-            if exc.fatal_for_writes:
-                self.error = exc
-            else:
-                self.problems.append(str(exc))
-            # The reason is printed once at the end of the run; here only what did not happen.
-            log.warning("could not %s", what)
+            self._failed(what, exc)
             return False
         self.writes += 1
         log.info("%s", _done(what))
         return True
 
+    def _failed(self, what: str, exc: GitHubError) -> None:
+        if exc.fatal_for_writes:
+            self.error = exc
+        else:
+            self.problems.append(str(exc))
+        # The reason is printed once at the end of the run; here only what did not happen.
+        log.warning("could not %s", what)
+
+    def _existing_labels(self) -> set[str] | None:
+        """The repository's label names, lower-cased; None when they could not be listed."""
+        if self.error is not None:
+            return None
+        try:
+            return {name.lower() for name in self.client.repo_labels()}
+        except GitHubError as exc:
+            # Adding a label the repository lacks creates it (uncoloured): the rest of the publish goes on.
+            self._failed("list the repository's labels", exc)
+            return None
+
     def labels(self, number: int, add: tuple[str, ...], remove: tuple[str, ...], config: Config) -> None:
         if add:
-            existing = {name.lower() for name in self.client.repo_labels()}
+            existing = self._existing_labels()
             styles = {getattr(config.labels, key): style for key, style in LABEL_STYLE.items()}
             for name in add:
-                if name.lower() not in existing:
+                if existing is not None and name.lower() not in existing:
                     color, description = styles.get(name, ("ededed", "bot"))
                     self.write(
                         f"create label {name!r}",
