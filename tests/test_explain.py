@@ -68,7 +68,7 @@ def test_explain_skips_policy_under_excluded_paths(make_repo, capsys):
         {
             "AGENTS.md": ROOT_AGENTS,
             "vendor/AGENTS.md": "AGT001 does not apply in this folder.\n",
-            ".github/bot.yml": "exclude: [\"vendor/**\"]\n",
+            ".github/bot.yml": 'exclude: ["vendor/**"]\n',
         },
         {},
     )
