@@ -74,7 +74,6 @@ class ReviewInfo(Frozen):
     author: str
     state: str
     commit_id: str | None = None
-    submitted_at: str | None = None
 
 
 class Annotation(Frozen):

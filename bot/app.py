@@ -88,8 +88,6 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     from bot.api import GitHubError
     from bot.handlers import Context, dispatch, review_pull
     from bot.local import SourceError
-    from bot.output import exit_code, to_json
-    from bot.render import render_comment
 
     token = settings.token.get_secret_value() if settings.token else None
     repo = args.repo or settings.repository
@@ -97,11 +95,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         raise ReviewError("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
     event = None if args.pr is not None else read_event(settings)
     if client is None:
-        if not token:
-            raise ReviewError("no token: set GITHUB_TOKEN (or GH_TOKEN)")
-        from bot.github import connect
-
-        client = connect(token, repo, settings.api_url)
+        client = client_for(settings, repo)
     checkout = args.checkout or (Path(settings.workspace) if settings.workspace else None)
     if checkout is None and args.pr is not None:
         checkout = Path(".")
@@ -122,20 +116,38 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         if ctx.report is None:
             raise ReviewError(redact(str(exc), token)) from None
         ctx.messages.append(str(exc))
-    seen: set[str] = set()
-    for message in ctx.messages:
-        if message not in seen:
-            seen.add(message)
-            print(f"bot: {redact(message, token)}", file=sys.stderr)
-    if ctx.report is None:
-        return 0
+    tell(ctx.messages, token)
+    return 0 if ctx.report is None else emit(args, ctx.report)
+
+
+def client_for(settings, repo: str):  # type: ignore[no-untyped-def]
+    """A client for repo with the settings' token and API address."""
+    from bot.github import connect
+
+    token = settings.token.get_secret_value() if settings.token else None
+    if not token:
+        raise ReviewError("no token: set GITHUB_TOKEN (or GH_TOKEN)")
+    return connect(token, repo, settings.api_url)
+
+
+def tell(messages: list[str], token: str | None) -> None:
+    """Each message of the run once, on stderr, with the token redacted."""
+    for message in dict.fromkeys(messages):
+        print(f"bot: {redact(message, token)}", file=sys.stderr)
+
+
+def emit(args: argparse.Namespace, report: Report) -> int:
+    """The report as --output, --format and --dry-run ask; the exit code --fail-level gives it."""
+    from bot.output import exit_code, to_json
+    from bot.render import render_comment
+
     if args.output is not None:
-        save_report(args.output, ctx.report)
+        save_report(args.output, report)
     if args.format == "json":
-        sys.stdout.write(to_json(ctx.report))
+        sys.stdout.write(to_json(report))
     elif not args.dry_run:
-        sys.stdout.write(render_comment(ctx.report))
-    return exit_code(ctx.report, args.fail_level)
+        sys.stdout.write(render_comment(report))
+    return exit_code(report, args.fail_level)
 
 
 def save_report(path: Path, report: Report) -> None:

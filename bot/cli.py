@@ -196,7 +196,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 
 def cmd_steps(args: argparse.Namespace) -> int:
-    from bot.steps_cli import run_steps
+    from bot.calculator import run_steps
 
     return run_steps(args)
 

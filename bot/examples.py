@@ -51,7 +51,10 @@ def read_pr(folder: Path) -> PullRequest:
     number = None
     body_lines = lines[1:]
     if body_lines and body_lines[0].lower().startswith("number:"):
-        number = int(body_lines[0].split(":", 1)[1])
+        try:
+            number = int(body_lines[0].split(":", 1)[1])
+        except ValueError:
+            raise ExampleError(f"{path}: the `number:` line must hold a whole number") from None
         body_lines = body_lines[1:]
     return PullRequest(number=number, title=title, body="\n".join(body_lines).strip())
 

@@ -20,6 +20,8 @@ def policy_at(repo: str | Path, rev: str) -> tuple[ChangeSet, Policy, Review]:
     sha = resolve(top, rev)
     changeset = ChangeSet(base_sha=sha, head_sha=sha, files=(), reader=GitReader(top))
     config, _ = read_config(changeset)
+    # An AGENTS.md under a path the config excludes is not read by the review, so it is not explained.
+    changeset = changeset.without(config.exclude)
     policy = load_policy(changeset, REGISTRY.values())
     return changeset, policy, Review(changeset=changeset, config=config, statements=policy.statements)
 

@@ -43,9 +43,10 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _check(value: Any, depth: int = 0) -> None:
-    """Refuse structures too deep to be a config, integers over 64 bits, and non-finite numbers."""
-    stack = [(value, depth)]
+def check(value: Any) -> None:
+    """Refuse structures too deep to be a config, integers over 64 bits, and non-finite numbers (also for
+    data parsed elsewhere, such as Python literals)."""
+    stack = [(value, 0)]
     while stack:
         item, level = stack.pop()
         if level > MAX_DEPTH:
@@ -58,11 +59,6 @@ def _check(value: Any, depth: int = 0) -> None:
             stack.extend((v, level + 1) for pair in item.items() for v in pair)
         elif isinstance(item, (list, tuple, set, frozenset)):
             stack.extend((v, level + 1) for v in item)
-
-
-def check(value: Any) -> None:
-    """The same refusals for data parsed elsewhere (Python literals): depth, huge integers, NaN."""
-    _check(value)
 
 
 def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -112,5 +108,5 @@ def load(text: str, fmt: str) -> Any:
         raise FormatError("nested too deeply") from None
     except ValueError as exc:  # e.g. integers over Python's digit limit
         raise FormatError(f"invalid value: {str(exc)[:80]}") from None
-    _check(data)
+    check(data)
     return data

@@ -255,7 +255,6 @@ class GitHubClient:
                     author=_user(r.user)[0],
                     state=r.state,
                     commit_id=r.commit_id,
-                    submitted_at=_stamp(r.submitted_at),
                 )
                 for r in pages
             ),

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.api import Client, GitHubError, PullInfo
+from bot.api import Client, Comment, GitHubError, PullInfo
 from bot.commands import HELP, Command, addressed, authorize, needs_permission, parse_commands
 from bot.config import CONFIG_PATH, Config, ConfigError, load_config
 from bot.engine import labels_for, read_config, review
@@ -15,7 +15,6 @@ from bot.events import Event
 from bot.local import GitReader
 from bot.models import ChangeSet, Report, UnreadableFile, Waiver
 from bot.publish import (
-    Plan,
     Publisher,
     State,
     decode_state,
@@ -122,18 +121,9 @@ def review_pull(
     client = ctx.client
     info = start or client.pull(number)
     changeset, config, report = reviewed(ctx, info)
-    identity = client.viewer()
-    comments = client.comments(number)
-    mine = ours(comments, identity)
-    state = decode_state(mine[0].body) if mine else State()
+    identity, comments, state = published(client, number)
     waivers = state.waivers + tuple(stamp(w, report, changeset) for w in new_waivers)
-    report = settled(report, changeset, config, waivers)
-    # Approval only decides the review label, which rides with ready alone: otherwise skip the request.
-    approved = wants_review_label(report.verdict, info.draft) and is_approved(
-        client.reviews(number), info.author, info.head_sha
-    )
-    desired = desired_labels(report.verdict, info.draft, approved, config)
-    report = report.model_copy(update={"labels": desired, "repository": client.repo})
+    report = labelled(client, info, settled(report, changeset, config, waivers), config)
     ctx.report = report
     fresh = client.pull(number)
     if fresh.head_sha != info.head_sha:
@@ -142,11 +132,38 @@ def review_pull(
             "run; this result was not published (the run for the new head publishes its own)."
         )
         return
-    plan = plan_publish(report, fresh, comments, identity, state, desired, config, ctx.check_run)
-    _publish(ctx, plan, identity, config)
+    publish(ctx, report, fresh, comments, identity, state, config)
 
 
-def _publish(ctx: Context, plan: Plan, identity: str, config: Config) -> None:
+def published(client: Client, number: int) -> tuple[str, tuple[Comment, ...], State]:
+    """The token's identity, the pull request's comments, and the state the bot's status comment holds."""
+    identity = client.viewer()
+    comments = client.comments(number)
+    mine = ours(comments, identity)
+    return identity, comments, decode_state(mine[0].body) if mine else State()
+
+
+def labelled(client: Client, info: PullInfo, report: Report, config: Config) -> Report:
+    """The report with the bot's labels for it and the repository it is published to."""
+    # Approval only decides the review label, which rides with ready alone: otherwise skip the request.
+    approved = wants_review_label(report.verdict, info.draft) and is_approved(
+        client.reviews(info.number), info.author, info.head_sha
+    )
+    desired = desired_labels(report.verdict, info.draft, approved, config)
+    return report.model_copy(update={"labels": desired, "repository": client.repo})
+
+
+def publish(
+    ctx: Context,
+    report: Report,
+    fresh: PullInfo,
+    comments: tuple[Comment, ...],
+    identity: str,
+    state: State,
+    config: Config,
+) -> None:
+    """Write what differs between the labelled report and the pull request as fresh shows it."""
+    plan = plan_publish(report, fresh, comments, identity, state, config, ctx.check_run)
     if ctx.dry_run:
         ctx.echo(describe(plan))
     publisher = Publisher(ctx.client, dry_run=ctx.dry_run, echo=lambda line: log.info("%s", line))

@@ -69,11 +69,12 @@ class GitReader:
             if end < 0:
                 break
             header = data[pos:end].split()
-            if len(header) == 3 and header[1] == b"blob":
+            if len(header) == 3 and header[2].isdigit():
+                # "<sha> <type> <size>", then the contents whatever the type: a tree's must be skipped too.
                 size = int(header[2])
-                out[path] = data[end + 1 : end + 1 + size]
+                out[path] = data[end + 1 : end + 1 + size] if header[1] == b"blob" else None
                 pos = end + 1 + size + 1
-            else:  # "<object> missing", or a tree: not a file at rev
+            else:  # "<object> missing" or "<object> ambiguous": no contents follow
                 out[path] = None
                 pos = end + 1
         return out

@@ -141,12 +141,11 @@ class ChangeSet(BaseModel):
     exclude: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
     _cache: dict[tuple[str, str], str | None] = PrivateAttr(default_factory=dict)
+    _raw: dict[tuple[str, str], bytes | None] = PrivateAttr(default_factory=dict)
+    _links: frozenset[str] | None = PrivateAttr(default=None)
 
     def file(self, path: str) -> FileChange | None:
         return next((f for f in self.files if f.path == path), None)
-
-    _raw: dict[tuple[str, str], bytes | None] = PrivateAttr(default_factory=dict)
-    _links: frozenset[str] | None = PrivateAttr(default=None)
 
     def _symlinks(self) -> frozenset[str]:
         if self._links is None:
@@ -266,13 +265,6 @@ class ProfileMath(Frozen):
     # The StepValues fields that differ base -> head, for JSON readers.
     changed: tuple[str, ...] = ()
 
-    @property
-    def changed_fields(self) -> frozenset[str]:
-        if self.base is None or self.head is None:
-            return frozenset()
-        old, new = self.base.model_dump(), self.head.model_dump()
-        return frozenset(k for k in old if old[k] != new[k])
-
 
 class Coverage(Frozen):
     """How much of the change was reviewed."""
@@ -315,6 +307,3 @@ class Report(Frozen):
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
-
-    def worst(self) -> Severity | None:
-        return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)

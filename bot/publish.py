@@ -201,15 +201,6 @@ def comment_body(report: Report, state: State) -> str:
     return render_comment(report, limit=COMMENT_LIMIT - len(tail)).rstrip("\n") + tail
 
 
-class Outcome(Frozen):
-    """What a publish did: writes made, and the one message for the user when writing stopped."""
-
-    applied: bool
-    writes: int = 0
-    stale: bool = False
-    error: str | None = None
-
-
 _PAST = {"create": "created", "update": "updated", "add": "added", "remove": "removed", "set": "set"}
 _PAST |= {"append": "appended", "delete": "deleted", "react": "reacted", "reply": "replied"}
 
@@ -241,23 +232,37 @@ class Publisher:
         try:
             fn()
         except GitHubError as exc:
-            if exc.fatal_for_writes:
-                self.error = exc
-            else:
-                self.problems.append(str(exc))
-            # The reason is printed once at the end of the run; here only what did not happen.
-            log.warning("could not %s", what)
+            self._failed(what, exc)
             return False
         self.writes += 1
         log.info("%s", _done(what))
         return True
 
+    def _failed(self, what: str, exc: GitHubError) -> None:
+        if exc.fatal_for_writes:
+            self.error = exc
+        else:
+            self.problems.append(str(exc))
+        # The reason is printed once at the end of the run; here only what did not happen.
+        log.warning("could not %s", what)
+
+    def _existing_labels(self) -> set[str] | None:
+        """The repository's label names, lower-cased; None when they could not be listed."""
+        if self.error is not None:
+            return None
+        try:
+            return {name.lower() for name in self.client.repo_labels()}
+        except GitHubError as exc:
+            # Adding a label the repository lacks creates it (uncoloured): the rest of the publish goes on.
+            self._failed("list the repository's labels", exc)
+            return None
+
     def labels(self, number: int, add: tuple[str, ...], remove: tuple[str, ...], config: Config) -> None:
         if add:
-            existing = {name.lower() for name in self.client.repo_labels()}
+            existing = self._existing_labels()
             styles = {getattr(config.labels, key): style for key, style in LABEL_STYLE.items()}
             for name in add:
-                if name.lower() not in existing:
+                if existing is not None and name.lower() not in existing:
                     color, description = styles.get(name, ("ededed", "bot"))
                     self.write(
                         f"create label {name!r}",
@@ -340,9 +345,9 @@ class Publisher:
 
 def _without_status(plan: Plan) -> Plan:
     state = decode_state(plan.comment_body).model_copy(update={"status": plan.previous_status})
-    body = _STATE.sub(lambda _: encode_state(state), plan.comment_body)
-    action = plan.comment_action
-    return plan.model_copy(update={"comment_body": body, "comment_action": action})
+    return plan.model_copy(
+        update={"comment_body": _STATE.sub(lambda _: encode_state(state), plan.comment_body)}
+    )
 
 
 def plan_publish(
@@ -351,19 +356,18 @@ def plan_publish(
     comments: tuple[Comment, ...],
     identity: str,
     state: State,
-    desired: tuple[str, ...],
     config: Config,
     check_run: bool,
 ) -> Plan:
-    """Decide every write by comparing the report with what the pull request shows now."""
+    """Decide every write by comparing the report, labels included, with what the pull request shows now."""
     status = status_plan(report, check_run)
     same_status = state.head == info.head_sha and state.status == status.digest
     # Only waivers from comment commands live in the state; in-code waivers are found in the code each run.
     kept = tuple(w for w in report.waivers if w.fingerprint is not None)
     new_state = State(head=info.head_sha, status=status.digest, waivers=kept)
-    body = comment_body(report.model_copy(update={"labels": desired}), new_state)
+    body = comment_body(report, new_state)
     mine = ours(comments, identity)
-    add, remove = label_changes(info.labels, desired, config)
+    add, remove = label_changes(info.labels, report.labels, config)
     if mine:
         keep = mine[0]
         action = "none" if keep.body == body else "update"

@@ -21,10 +21,12 @@ from bot.app import (
     CONFIG_PATH,
     STATUS_KINDS,
     ReviewError,
+    client_for,
+    emit,
     guarded,
     read_event,
     redact,
-    save_report,
+    tell,
 )
 
 if TYPE_CHECKING:
@@ -62,20 +64,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     """Validate, re-read, publish; client is built from the settings unless given (tests pass one)."""
     from bot.api import GitHubError
     from bot.artifact import ArtifactError, Stale, check_origin, check_pull, check_waivers, read_artifact
-    from bot.handlers import Context, reviewed, settled
-    from bot.output import exit_code, to_json
-    from bot.publish import (
-        Publisher,
-        State,
-        decode_state,
-        describe,
-        desired_labels,
-        is_approved,
-        ours,
-        plan_publish,
-        wants_review_label,
-    )
-    from bot.render import render_comment
+    from bot.handlers import Context, labelled, publish, published, reviewed, settled
 
     repo = settings.repository
     if not repo:
@@ -84,15 +73,11 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     token = settings.token.get_secret_value() if settings.token else None
     try:
         report = read_artifact(args.report)
-        run = check_origin(report, repo, event)
+        origin = check_origin(report, repo, event)
     except ArtifactError as exc:
         raise ReviewError(f"the Report artifact was rejected, nothing was written: {exc}") from None
     if client is None:
-        if not token:
-            raise ReviewError("no token: set GITHUB_TOKEN (or GH_TOKEN)")
-        from bot.github import connect
-
-        client = connect(token, repo, settings.api_url)
+        client = client_for(settings, repo)
     ctx = Context(
         client=client,
         dry_run=args.dry_run,
@@ -104,19 +89,13 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     assert number is not None
     try:
         info = client.pull(number)
-        check_pull(report, info, run)
-        identity = client.viewer()
-        comments = client.comments(number)
-        mine = ours(comments, identity)
-        state = decode_state(mine[0].body) if mine else State()
+        check_pull(report, info, origin)
+        identity, comments, state = published(client, number)
         check_waivers(report, state.waivers, state.head)
         # The artifact only triggers and binds: the result published is the review recomputed here, with the
-        # config and policy read at the base commit.
+        # config and policy read at the base commit; the labels follow that config and the pull request now.
         changeset, config, recomputed = reviewed(ctx, info)
-        recomputed = settled(recomputed, changeset, config, state.waivers)
-        approved = wants_review_label(recomputed.verdict, info.draft) and is_approved(
-            client.reviews(number), info.author, info.head_sha
-        )
+        recomputed = labelled(client, info, settled(recomputed, changeset, config, state.waivers), config)
         fresh = client.pull(number)
     except ArtifactError as exc:
         raise ReviewError(f"the Report artifact was rejected, nothing was written: {exc}") from None
@@ -139,24 +118,9 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         return 0
     if disagrees(report, recomputed):
         print(f"bot: {disagreement(report, recomputed, args.dry_run)}", file=sys.stderr)
-    # The labels follow the trusted config and the pull request as it is now, not the artifact.
-    desired = desired_labels(recomputed.verdict, info.draft, approved, config)
-    report = recomputed.model_copy(update={"labels": desired, "repository": client.repo})
-    plan = plan_publish(report, fresh, comments, identity, state, desired, config, ctx.check_run)
-    if ctx.dry_run:
-        ctx.echo(describe(plan))
-    publisher = Publisher(client, dry_run=ctx.dry_run, echo=lambda line: log.info("%s", line))
-    publisher.apply(plan, identity, config)
-    problems = [str(publisher.error)] if publisher.error else []
-    for message in dict.fromkeys(problems + publisher.problems):
-        print(f"bot: {redact(message, token)}", file=sys.stderr)
-    if args.output is not None:
-        save_report(args.output, report)
-    if args.format == "json":
-        sys.stdout.write(to_json(report))
-    elif not args.dry_run:
-        sys.stdout.write(render_comment(report))
-    return exit_code(report, args.fail_level)
+    publish(ctx, recomputed, fresh, comments, identity, state, config)
+    tell(ctx.messages, token)
+    return emit(args, recomputed)
 
 
 def _found(report: Report) -> Counter[tuple[str, str | None, int | None]]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# Bidi controls and zero-width characters can hide or reorder text (Trojan Source); show them instead.
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
 _MENTION = re.compile(r"@")  # also e-mail autolinks, which need no word character after it
 _ISSUE_REF = re.compile(r"#(?=\d)|GH-(?=\d)", re.IGNORECASE)
 # Bare URLs and `www.` hosts become links under GitHub's autolink extension.
@@ -22,11 +20,9 @@ _BLOCK_START = re.compile(r"^(\s?)(?:([#+\-=>])|(\d{1,9})([.)]))")
 
 
 def _visible(text: str) -> str:
-    text = _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
-    return "".join(
-        ch if ch in "\t" or unicodedata.category(ch) not in ("Cc", "Cf") else f"<U+{ord(ch):04X}>"
-        for ch in text
-    )
+    # Format characters (Cf: bidi controls, zero-width characters, soft hyphen) can hide or reorder text
+    # (Trojan Source), and control characters (Cc) can break lines: show their code points instead.
+    return "".join(f"<U+{ord(ch):04X}>" if unicodedata.category(ch) in ("Cc", "Cf") else ch for ch in text)
 
 
 def one_line(text: str, limit: int = 300) -> str:

@@ -75,9 +75,3 @@ def add_steps_parser(sub: argparse._SubParsersAction) -> None:
     conv.add_argument("--epochs", type=int, default=1, metavar="N", help="epochs (default 1)")
     conv.add_argument("--max-steps-per-epoch", type=int, metavar="N", help="torchtune cap per epoch")
     p.add_argument("--format", choices=("text", "json"), default="text")
-
-
-def run_steps(args: argparse.Namespace) -> int:
-    from bot.calculator import run_steps as run
-
-    return run(args)

@@ -111,3 +111,13 @@ def test_python_m_bot_runs():
 
     proc = subprocess.run([sys.executable, "-m", "bot", "rules"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and "AGT001" in proc.stdout
+
+
+def test_example_with_bad_pr_number_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "base").mkdir()
+    (tmp_path / "head").mkdir()
+    (tmp_path / "base" / "a.py").write_text("a = 1\n")
+    (tmp_path / "head" / "a.py").write_text("a = 2\n")
+    (tmp_path / "pr.md").write_text("# Title\nnumber: twelve\n\nBody.\n")
+    assert main(["example", str(tmp_path)]) == 2
+    assert "the `number:` line must hold a whole number" in capsys.readouterr().err

@@ -60,3 +60,19 @@ def test_explain_bad_ref_is_exit_2(make_repo, capsys):
     r = make_repo({"a.py": "1\n"}, {"a.py": "2\n"})
     assert main(["rules", "--explain", "--repo", str(r.path), "--base", "nope"]) == 2
     assert "unknown ref: nope" in capsys.readouterr().err
+
+
+def test_explain_skips_policy_under_excluded_paths(make_repo, capsys):
+    # The review leaves excluded paths out, their AGENTS.md included; --explain must show the same policy.
+    r = make_repo(
+        {
+            "AGENTS.md": ROOT_AGENTS,
+            "vendor/AGENTS.md": "AGT001 does not apply in this folder.\n",
+            ".github/bot.yml": 'exclude: ["vendor/**"]\n',
+        },
+        {},
+    )
+    assert main(["rules", "--explain", "--repo", str(r.path), "--base", "main"]) == 0
+    out = capsys.readouterr().out
+    assert "AGENTS.md (governs the whole repository)" in out
+    assert "vendor/" not in out

@@ -93,3 +93,13 @@ def test_read_many_matches_read(make_repo):
     many = reader.read_many("main", paths)
     assert many == {p: reader.read("main", p) for p in paths[:-1]} | {"b": None}
     assert many["bin.dat"] == b"\x00\n\xff\n" and many["missing.py"] is None
+
+
+def test_read_many_skips_a_tree_before_other_paths(make_repo):
+    # A path that is a folder at rev (a file replacing a folder) comes with the tree's bytes in the batch
+    # output; the paths after it must still get their own contents.
+    from bot.local import GitReader
+
+    r = make_repo({"d/x.py": "x = 1\n", "f.py": "f = 1\n", "my file.py": "s = 1\n"}, {"f.py": "f = 2\n"})
+    many = GitReader(r.path).read_many("main", ["d", "f.py", "gone file.py", "my file.py"])
+    assert many == {"d": None, "f.py": b"f = 1\n", "gone file.py": None, "my file.py": b"s = 1\n"}

@@ -325,6 +325,19 @@ def test_fork_pr_read_only_token_reports_once_and_stops(gh, pr):
     assert ctx.report is not None and ctx.report.verdict == "ready"
 
 
+def test_labels_list_unavailable_still_publishes_the_rest(gh, pr):
+    from bot.github import BoundedRetry
+
+    r, st = pr()
+    st.fail[("GET", "/repos/{owner}/{repo}/labels")] = [(502, ghapi.error("Server Error"), {})]
+    ctx = run(gh, r.path, retry=BoundedRetry(total=0))
+    # No label creation (the list is unknown): adding creates missing ones; status and comment still go out.
+    assert len(ctx.messages) == 1 and "GET /repos/octo/repo/labels" in ctx.messages[0]
+    assert st.labels == READY and len(st.statuses) == 1 and len(mine(st)) == 1
+    assert ("POST", "/repos/octo/repo/labels") not in gh.writes()
+    assert len(gh.calls()) == REVIEW_READS + 1 + 1 + 1 + 1 + 1
+
+
 def test_enterprise_server_base_url(make_repo):
     import responses
 

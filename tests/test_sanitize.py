@@ -27,7 +27,7 @@ def test_text_keeps_plain_words():
     assert sanitize.text("max_steps 37 is fine") == "max\\_steps 37 is fine"
 
 
-@pytest.mark.parametrize("ch", ["\u202e", "\u200b", "\u2066", "\ufeff", "\x1b"])
+@pytest.mark.parametrize("ch", ["\u202e", "\u200b", "\u2066", "\ufeff", "\u00ad", "\x1b"])
 def test_invisible_characters_are_made_visible(ch):
     out = sanitize.text(f"a{ch}b")
     assert ch not in out and f"U+{ord(ch):04X}" in out
