@@ -341,30 +341,24 @@ def test_ready_with_error_findings_is_rejected(gh, fork, tmp_path, capsys):
     assert "says ready although" in _rejected(gh, st, tmp_path, artifact, capsys, requests=0)
 
 
-def test_fork_run_for_another_pull_request_is_rejected_after_reading_it(gh, fork, tmp_path, capsys):
-    # GitHub lists no pull requests on a fork's run: the pull request's own head repository must match.
+@pytest.mark.parametrize(
+    "event_args, requests, message",
+    [
+        # GitHub lists no pull requests on a fork's run: the pull request's own head repository must match.
+        ({"head_repo": "eve/repo"}, 1, "does not come from the repository the triggering run was for"),
+        ({"head_branch": "other"}, 1, "does not come from the branch"),
+        ({"event": "push"}, 0, "for a push event"),
+    ],
+)
+def test_run_that_does_not_match_the_pull_request_is_rejected(
+    gh, fork, tmp_path, capsys, event_args, requests, message
+):
     r, st = fork
     artifact = phase1(gh, r, st, tmp_path)
-    event = ghapi.run_event(st, head_repo="eve/repo")
-    assert event["workflow_run"]["pull_requests"] == []
-    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=1, event=event)
-    assert "does not come from the repository the triggering run was for" in message
-
-
-def test_fork_run_from_another_branch_is_rejected(gh, fork, tmp_path, capsys):
-    r, st = fork
-    artifact = phase1(gh, r, st, tmp_path)
-    event = ghapi.run_event(st, head_branch="other")
-    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=1, event=event)
-    assert "does not come from the branch" in message
-
-
-def test_event_must_be_the_workflow_run_of_a_pull_request(gh, fork, tmp_path, capsys):
-    r, st = fork
-    artifact = phase1(gh, r, st, tmp_path)
-    event = ghapi.run_event(st, event="push")
-    message = _rejected(gh, st, tmp_path, artifact, capsys, requests=0, event=event)
-    assert "for a push event" in message
+    event = ghapi.run_event(st, **event_args)
+    if "head_repo" in event_args:
+        assert event["workflow_run"]["pull_requests"] == []
+    assert message in _rejected(gh, st, tmp_path, artifact, capsys, requests=requests, event=event)
 
 
 def test_head_moved_since_the_review_publishes_nothing(gh, fork, tmp_path, capsys):
