@@ -29,11 +29,18 @@ def _restore_cache(with_: dict, env: dict) -> dict:
     step's cache-hit branch (key check, import check, putting the action folder on the path) runs for real.
     """
     venv = Path(with_["path"])
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True
-    )
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    # `--system-site-packages` would expose the base interpreter's packages, not those of a virtual
+    # environment the tests run in; a .pth file naming this interpreter's site directories works in both.
+    site_dirs = [p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages"))]
+    (_site_packages(venv) / "bot-test-outer.pth").write_text("\n".join(site_dirs) + "\n", encoding="utf-8")
     (venv / ".bot-key").write_text(with_["key"] + "\n", encoding="utf-8")
     return {"cache-hit": "true"}
+
+
+def _site_packages(venv: Path) -> Path:
+    found = sorted(venv.glob("lib/python3*/site-packages")) or sorted(venv.glob("Lib/site-packages"))
+    return found[0]
 
 
 USES = {"actions/setup-python": _setup_python, "actions/cache": _restore_cache}
