@@ -88,7 +88,7 @@ def _parse_newer(text: str, path: str, error: SyntaxError) -> ast.Module:
     except libcst.ParserSyntaxError as exc:
         # CPython's message is the clearer one, unless newer syntax stopped it before the real error. An
         # unclosed bracket is where CPython says (libcst only notices at the end of the file).
-        if error.lineno is not None and (error.lineno >= exc.raw_line - 1 or "never closed" in error.msg):
+        if error.lineno is None or error.lineno >= exc.raw_line - 1 or "never closed" in error.msg:
             raise PythonSyntaxError(_reason(error), error.lineno) from None
         detail = str(exc.message).rsplit(": ", 1)[-1][:80]
         raise PythonSyntaxError(f"syntax error: invalid syntax ({detail})", exc.raw_line) from None
