@@ -38,7 +38,8 @@ NEWER = [
     (
         "3.12 f-strings",
         'def test_quotes():\n    """Guards PR #12."""\n    assert f"{d["a"]}" == "1"\n\n\n'
-        '@pytest.mark.slow\ndef test_multiline():\n    x = f"""{\n        "\\n".join(a)  # a comment\n    }"""\n'
+        "@pytest.mark.slow\ndef test_multiline():\n"
+        '    x = f"""{\n        "\\n".join(a)  # a comment\n    }"""\n'
         "    assert x == g()\n",
         [("test_quotes", 1, "Guards PR #12.", ()), ("test_multiline", 7, None, ("pytest.mark.slow",))],
     ),
@@ -89,7 +90,7 @@ def test_lines_after_a_multiline_fstring_stay_put():
     [
         ('assert f"{d["a"]}"\n', ast.Call),  # not a constant: a placeholder call
         ('assert t"{x}"\n', ast.Call),
-        ('assert f"{d[\'a\']}"\n', ast.JoinedStr),  # readable f-strings are left alone
+        ("assert f\"{d['a']}\"\n", ast.JoinedStr),  # readable f-strings are left alone
         ('assert "a" f"{d["a"]}"\n', ast.Call),  # an implicit concatenation is replaced whole
     ],
 )

@@ -234,7 +234,8 @@ def test_touched_is_not_new(make_repo, base, head, expected):
 
 FSTRING_312 = (
     'def test_formats():\n    """Guards PR #7."""\n    assert f"{d["a"]}" == g()\n\n\n'
-    'def test_rows():\n    rows = f"""{\n        "\\n".join(r)  # one per line\n    }"""\n    assert rows == h()\n\n\n'
+    'def test_rows():\n    rows = f"""{\n        "\\n".join(r)  # one per line\n    }"""\n'
+    "    assert rows == h()\n\n\n"
     "def test_unreferenced():\n    assert k() == 3\n"
 )
 
