@@ -151,8 +151,41 @@ def _readable(code: str) -> bool:
 
 
 def _lower(libcst: Any, module: Any, text: str) -> str:
-    """The text with every construct this `ast` lacks rewritten, line breaks kept."""
+    """The text with every construct this `ast` lacks rewritten, line breaks kept.
+
+    Walking a libcst tree is slow (pure Python), so only the top-level statements this `ast` cannot read
+    are walked; the others are kept as they are.
+    """
     if module.code != text:  # spans index the code libcst writes back, which must be the text itself
+        raise UnicodeError("libcst did not reproduce the text")
+    out: list[str] = []
+    at = 0
+    for stmt in module.body:
+        code = module.code_for_node(stmt)
+        start = text.find(code, at)
+        if start < 0:  # a statement libcst writes differently in isolation: lower the whole module
+            return _lower_module(libcst, module, text)
+        out.append(text[at:start])
+        at = start + len(code)
+        if _readable_statement(code):
+            out.append(code)
+        else:
+            part = module.with_changes(body=[stmt], header=[], footer=[])
+            out.append(_lower_module(libcst, part, part.code))
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _readable_statement(code: str) -> bool:
+    try:
+        _parse(code, "<string>")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return False
+    return True
+
+
+def _lower_module(libcst: Any, module: Any, text: str) -> str:
+    if module.code != text:
         raise UnicodeError("libcst did not reproduce the text")
     data = text.encode("utf-8")
     wrapper = libcst.metadata.MetadataWrapper(module, unsafe_skip_copy=True)
