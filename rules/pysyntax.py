@@ -100,7 +100,9 @@ def _parse_newer(text: str, path: str, error: SyntaxError) -> ast.Module:
     unread = PythonSyntaxError(f"uses syntax Python {version} cannot read ({_reason(error)})", error.lineno)
     try:
         lowered = _lower(libcst, module, text)
-    except (RecursionError, MemoryError, UnicodeError):
+    except (RecursionError, MemoryError):  # libcst walks its tree recursively, in Python
+        raise PythonSyntaxError(TOO_DEEP) from None
+    except UnicodeError:
         raise unread from None
     try:
         return _parse(lowered, path)

@@ -136,3 +136,33 @@ def test_the_fast_path_does_not_import_libcst():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+# Nesting just inside the guard, for the shapes that overflow libcst's native stack first (brackets,
+# lambda and subscript chains, nested f-strings, elif chains): they parse or are refused, never crash.
+EDGE = """
+import sys
+from rules.pysyntax import PythonSyntaxError, parse_python
+new = 'X = f"{d["a"]}"\\n'
+shapes = [
+    "x = " + "(" * 199 + ")" * 199 + "\\n",
+    "x = " + "lambda: " * 990 + "1\\n",
+    "x = a" + "[1]" * 990 + "\\n",
+    "x = " + "-" * 990 + "1\\n",
+    "x = " + 'f"{' * 390 + "1" + '}"' * 390 + "\\n",
+    "if x:\\n    pass\\n" + "elif x:\\n    pass\\n" * 1000,
+]
+for shape in shapes:
+    try:
+        parse_python(new + shape)
+    except PythonSyntaxError as exc:
+        print(exc.reason)
+print("survived")
+"""
+
+
+def test_deep_input_never_crashes_the_fallback():
+    proc = subprocess.run([sys.executable, "-c", EDGE], capture_output=True, text=True)
+    *refused, last = proc.stdout.splitlines()
+    assert proc.returncode == 0 and last == "survived", proc.stderr[-300:]
+    assert all("too deeply nested" in reason for reason in refused)
