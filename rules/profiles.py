@@ -25,6 +25,7 @@ from bot import formats, globs
 from bot.models import ChangeSet, ProfileMath, StepValues, UnreadableFile
 from rules.base import Review
 from rules.primerl import PrimeRLConfig, PrimeRLError, looks_like_prime_rl, parse_prime_rl
+from rules.pysyntax import PythonSyntaxError, parse_python
 from rules.stepmath import (
     DEFAULT_WARMUP_STEPS,
     Scheduler,
@@ -233,13 +234,10 @@ def parse_python_profiles(path: str, text: str, variables: tuple[str, ...]) -> d
     """Profiles assigned as literal dicts to module-level names; the module is parsed, never run."""
     _check_size(text)
     try:
-        tree = ast.parse(text, filename=path)
-    except SyntaxError as exc:
-        raise ProfileError(f"not valid Python (line {exc.lineno}): {exc.msg[:100]}") from None
-    except (RecursionError, MemoryError):
-        raise ProfileError("Python nested too deeply to parse") from None
-    except ValueError as exc:
-        raise ProfileError(f"not valid Python: {str(exc)[:80]}") from None
+        tree = parse_python(text, path)
+    except PythonSyntaxError as exc:
+        where = f" (line {exc.line})" if exc.line else ""
+        raise ProfileError(f"not valid Python{where}: {exc.reason}") from None
     out: dict[str, Entry] = {}
     for variable, value in _assigned(tree, variables):
         try:

@@ -20,8 +20,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from bot.models import FileChange, FileStatus, Finding, UnreadableFile
+from bot.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
 from rules.base import Context, Review
+from rules.pysyntax import PythonSyntaxError, parse_python
 
 
 @dataclass(frozen=True)
@@ -174,11 +175,9 @@ def parse_tests(path: str, text: str, added: frozenset[int]) -> TestFile:
     if collected is None:
         return TestFile(path=path, tests=(), text=text)
     try:
-        tree = ast.parse(text, filename=path)
-    except SyntaxError as exc:
-        return TestFile(path=path, tests=(), error=f"syntax error: {exc.msg}", error_line=exc.lineno)
-    except (RecursionError, MemoryError, ValueError):
-        return TestFile(path=path, tests=(), error="file is too deeply nested or too large to parse")
+        tree = parse_python(text, path)
+    except PythonSyntaxError as exc:
+        return TestFile(path=path, tests=(), error=exc.reason, error_line=exc.line)
     collector = _Collector(text.splitlines(), added, unittest_only=collected == "unittest")
     try:
         collector.walk(tree.body, "", False)
@@ -284,9 +283,10 @@ def touched_tests(
 ) -> tuple[list[Finding], list[Touched]]:
     """Tests the change added (or, unless new_only, whose code it changed) where the rule applies.
 
-    A test file that cannot be parsed becomes one finding naming the file and line. The first rule that
-    reaches it reports it, so several rules do not repeat the same syntax error. In the tests returned,
-    `added` says whether the test is new (see test_states), not only whether its `def` line is.
+    A test file that cannot be parsed becomes one notice naming the file, the reason and the line. The
+    first rule that reaches it reports it, so several rules do not repeat the same syntax error. In the
+    tests returned, `added` says whether the test is new (see test_states), not only whether its `def`
+    line is.
     """
     reported: set[str] = ctx.review.memo("tests.errors_reported", set)
     errors: list[Finding] = []
@@ -299,13 +299,13 @@ def touched_tests(
             if tf.path not in reported:
                 reported.add(tf.path)
                 where = f" at line {tf.error_line}" if tf.error_line else ""
-                errors.append(
-                    ctx.finding(
-                        f"Test file could not be parsed ({tf.error}{where}); its tests were not checked.",
-                        path=tf.path,
-                        line=tf.error_line,
-                    )
+                finding = ctx.finding(
+                    f"Test file could not be parsed ({tf.error}{where}); its tests were not checked.",
+                    path=tf.path,
+                    line=tf.error_line,
                 )
+                # Whatever the rule's severity: the file holds no finding of its own, only unread tests.
+                errors.append(finding.model_copy(update={"severity": Severity.NOTICE}))
             continue
         for t in tf.tests:
             state = states.get((tf.path, t.qualname))

@@ -71,6 +71,7 @@ UNREFERENCED = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 
 REFERENCED = 'def test_new():\n    """Guards PR #12: checks a thing."""\n    assert 1 + 1 == 2\n'
 OLD_TESTS = 'def test_old():\n    """No reference here."""\n    assert 1\n'
 
+F312 = 'X = f"{d["a"]}"\n'
 CASES = [
     # (id, base files, head files, PR, expected codes)
     ("fires-on-new-test", {}, {"tests/test_a.py": UNREFERENCED}, None, ["AGT001"]),
@@ -92,6 +93,9 @@ CASES = [
     ),
     ("non-test-file-ignored", {}, {"src/test_util_helpers.txt": UNREFERENCED}, None, []),
     ("helper-function-ignored", {}, {"tests/test_a.py": "def helper():\n    pass\n"}, None, []),
+    # Syntax newer than the interpreter running the bot (3.12 f-strings, 3.14 t-strings) is still read.
+    ("fires-after-3.12-fstring", {}, {"tests/test_a.py": F312 + UNREFERENCED}, None, ["AGT001"]),
+    ("silent-in-3.14-file", {}, {"tests/test_a.py": 'X = t"{a}"\n' + REFERENCED}, None, []),
 ]
 
 

@@ -132,8 +132,8 @@ def test_syntax_error_is_one_finding_naming_file_and_line(make_repo):
         {"tests/test_bad.py": broken, "tests/test_ok.py": "def test_z():\n    assert f() == 2\n"},
     )
     bad = [f for f in report.findings if f.path == "tests/test_bad.py"]
-    assert len(bad) == 1
-    assert bad[0].line == 3 and "could not be parsed" in bad[0].message and "syntax error" in bad[0].message
+    assert len(bad) == 1 and bad[0].severity == "notice"
+    assert bad[0].line == 3 and "could not be parsed" in bad[0].message and "never closed" in bad[0].message
     # The other file is still reviewed: its expected value changed in a test-only PR.
     assert ("AGT003", "tests/test_ok.py") in [(f.rule, f.path) for f in report.findings]
 
@@ -230,3 +230,46 @@ OTHER = "".join(
 def test_touched_is_not_new(make_repo, base, head, expected):
     report = review_change(make_repo, {"AGENTS.md": AGENTS_ALL, "src.py": "x = 1\n", **base}, head)
     assert codes(report) == expected
+
+
+FSTRING_312 = (
+    'def test_formats():\n    """Guards PR #7."""\n    assert f"{d["a"]}" == g()\n\n\n'
+    'def test_rows():\n    rows = f"""{\n        "\\n".join(r)  # one per line\n    }"""\n'
+    "    assert rows == h()\n\n\n"
+    "def test_unreferenced():\n    assert k() == 3\n"
+)
+
+
+def test_newer_syntax_is_reviewed_not_reported(make_repo):
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_ALL}, {"tests/test_new.py": FSTRING_312})
+    # The two tests without a reference are found, at their own `def` lines, after a multi-line f-string.
+    assert [(f.rule, f.line) for f in report.findings] == [("AGT001", 6), ("AGT001", 13)]
+    assert all("could not be parsed" not in f.message for f in report.findings)
+
+
+@pytest.mark.parametrize(
+    "body, tautological",
+    [
+        ('    assert f"{d["a"]}" == f"{d["b"]}"\n', False),  # two placeholders are not one value
+        ('    assert f"{d["a"]}"\n', False),  # a placeholder is not a constant
+        ('    x = f"{d["a"]}"\n    assert True\n', True),  # the rule still sees the rest
+    ],
+)
+def test_agt002_is_not_fooled_by_a_placeholder(make_repo, body, tautological):
+    text = 'def test_a():\n    """Guards PR #3."""\n' + body
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_ALL}, {"tests/test_p.py": text})
+    assert ("AGT002" in codes(report)) is tautological
+
+
+def test_broken_file_is_one_notice_across_rules_and_others_are_reviewed(make_repo):
+    broken = 'def test_a():\n    assert f"{d["a"]}" == 1\n\n\ndef test_b(:\n    pass\n'
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": AGENTS_ALL},
+        {"tests/test_broken.py": broken, "tests/test_fine.py": "def test_c():\n    assert 1 == 1\n"},
+    )
+    bad = [f for f in report.findings if f.path == "tests/test_broken.py"]
+    # libcst names the line of the token where it stopped, here the one after `(:`.
+    assert len(bad) == 1 and bad[0].severity == "notice" and bad[0].line in (5, 6)
+    assert "syntax error" in bad[0].message
+    assert {"AGT001", "AGT002"} <= {f.rule for f in report.findings if f.path == "tests/test_fine.py"}
