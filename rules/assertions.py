@@ -407,6 +407,13 @@ def class_bases(cls: ast.ClassDef) -> list[str]:
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 _SKIPS = ("skip", "skipif", "skipIf", "skipUnless", "xfail", "expectedFailure")
+# pytest's own fixtures, which check nothing about the code under test.
+_BUILTIN_FIXTURES = {
+    "tmp_path", "tmpdir", "tmp_path_factory", "tmpdir_factory", "monkeypatch", "capsys", "capsysbinary",
+    "capfd", "capfdbinary", "caplog", "recwarn", "request", "pytestconfig", "record_property",
+    "record_testsuite_property", "record_xml_attribute", "doctest_namespace", "cache", "pytester", "testdir",
+    "mocker",
+}  # fmt: skip
 
 
 class Scope:
@@ -422,7 +429,11 @@ class Scope:
     def _collect(self, body: list[ast.stmt]) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions[node.name] = node
+                fixture = any(
+                    dotted(d).rsplit(".", 1)[-1] in ("fixture", "yield_fixture") for d in node.decorator_list
+                )
+                if not fixture:  # fixtures are not helpers of a test's body
+                    self.functions[node.name] = node
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = node
             elif isinstance(node, ast.Import):
@@ -500,9 +511,10 @@ class _Walk:
     def __init__(self, scope: Scope, cls: ast.ClassDef | None) -> None:
         self.scope = scope
         self.cls = cls
-        self.visited: set[int] = set()
+        self.visited: set[int] = set()  # helpers met in the current search from one call of the test
+        self.known: dict[int, int | None] = {}  # helpers searched from the test, by their def
 
-    def level(self, node: ast.AST, depth: int) -> int | None:
+    def level(self, node: ast.AST, depth: int, local: frozenset[str] = frozenset()) -> int | None:
         """What a node's failure raises if it is a check that can fail; None if it is none."""
         if isinstance(node, ast.Assert):
             return None if constant_assert(node, {}) else ASSERTION
@@ -512,7 +524,12 @@ class _Walk:
             level = check_level(node)
             if level is not None:
                 return None if constant_call(node, {}) else level
-            return self.reaches(node.func, depth, called=True)
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in local:
+                return None
+            return self.reaches(func, depth, called=True)
+        if isinstance(node, ast.Name) and node.id in local:
+            return None  # a parameter or variable of the function, not the module's function of that name
         if isinstance(node, (ast.Name, ast.Attribute)):
             return self.reaches(node, depth, called=False)
         return None
@@ -524,23 +541,36 @@ class _Walk:
             return UNKNOWN if called else None
         if fn is None:
             return None
-        return self.helper(fn, depth + 1)
+        if depth > 0:
+            return self.helper(fn, depth + 1)
+        # Each call in the test searches afresh: a helper met twice must count both times.
+        if id(fn) not in self.known:
+            self.visited = set()
+            self.known[id(fn)] = self.helper(fn, 1)
+        return self.known[id(fn)]
 
     def helper(self, fn: Function, depth: int) -> int | None:
         """The level of the checks a helper holds (itself or through helpers it calls), None if none."""
         if id(fn) in self.visited:
-            return None  # already searched in this walk: its checks count where it was first met
+            return None  # met before in this search (a cycle): its checks count where it was first met
         if depth > _MAX_DEPTH or len(self.visited) >= _MAX_VISITS:
             return UNKNOWN  # too far to follow: assume it checks
         self.visited.add(id(fn))
         found: int | None = None
+        local = local_names(fn)
         for node in nodes_to_check(fn):
-            level = self.level(node, depth)
+            level = self.level(node, depth, local)
             if level is not None:
                 found = level if found is None else max(found, level)
                 if found == UNKNOWN:
                     break
         return found
+
+
+def local_names(fn: Function) -> frozenset[str]:
+    """The parameters of a function and the names its body binds."""
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
+    return frozenset({a.arg for a in args if a is not None} | bound_names(fn.body))
 
 
 def nodes_to_check(fn: ast.AST) -> Iterator[ast.AST]:
@@ -633,10 +663,38 @@ def _swallowed(node: ast.AST, level: int, parents: dict[int, ast.AST], fn: ast.A
     return ""
 
 
-def verdict(fn: Function, qualname: str, decorators: tuple[str, ...], scope: Scope) -> Verdict | None:
+def _plain_decorators(fn: Function) -> bool:
+    """Only pytest marks and mock patches: no skip, and nothing that may replace or wrap the test."""
+    for d in fn.decorator_list:
+        name = dotted(d)
+        last = name.rsplit(".", 1)[-1]
+        if last in _SKIPS:
+            return False  # a skipped test reports as skipped, not as passing
+        if not (name.startswith(("pytest.mark.", "mark.")) or "patch" in name.split(".")):
+            return False
+    return True
+
+
+def _fixtures(fn: Function, in_class: bool) -> set[str]:
+    """The fixtures a test requests that may check something: its parameters, parametrized ones aside."""
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+    names = {a.arg for a in args[1:]} if in_class and args else {a.arg for a in args}
+    for d in fn.decorator_list:
+        if isinstance(d, ast.Call) and dotted(d.func).endswith("parametrize") and d.args:
+            first = d.args[0]
+            items = first.elts if isinstance(first, (ast.Tuple, ast.List)) else [first]
+            for item in items:
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    names -= {n.strip() for n in item.value.split(",")}
+        if dotted(d).endswith("usefixtures"):
+            names.add("usefixtures")
+    return names - _BUILTIN_FIXTURES
+
+
+def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
     """Why the test cannot fail, or None when it can (or when that is not certain)."""
-    if any(d.rsplit(".", 1)[-1] in _SKIPS for d in decorators):
-        return None  # a skipped test reports as skipped, not as passing
+    if not _plain_decorators(fn):
+        return None
     body = fn.body
     walk = _Walk(scope, scope.test_class(qualname))
     rechecks = _literal_rechecks(fn)
@@ -644,6 +702,7 @@ def verdict(fn: Function, qualname: str, decorators: tuple[str, ...], scope: Sco
     reasons: list[Reason] = []
     swallowers: dict[str, list[ast.AST]] = {}
     checks = 0
+    local = local_names(fn)
     for node in nodes_to_check(fn):
         if isinstance(node, ast.Assert):
             why = constant_assert(node, {})
@@ -655,7 +714,7 @@ def verdict(fn: Function, qualname: str, decorators: tuple[str, ...], scope: Sco
             level = check_level(node)
         else:
             vacuous = None
-            level = walk.level(node, 0)
+            level = walk.level(node, 0, local)
         if level is None and not vacuous:
             continue
         checks += 1
@@ -670,6 +729,10 @@ def verdict(fn: Function, qualname: str, decorators: tuple[str, ...], scope: Sco
     if checks == 0:
         if not all(inert(s) for s in body):
             return None  # it runs code, and fails when that raises
+        if _fixtures(fn, "." in qualname):
+            return None  # an empty test can still check through its fixtures, which run before it
+        if any(isinstance(s, ast.AnnAssign) for s in body):
+            return None  # `x: Schema = {...}`: a test for the type checker, not for the runner
         empty = all(
             isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
             for s in body

@@ -24,9 +24,13 @@ relative import) are assumed to check. Fixtures are not helpers of the body.
 
 Not reported: a test that calls code and asserts nothing (it fails when the call raises: "must not
 raise" tests), a check inside a helper, a `try` whose handler catches something narrower (`except
-ValueError: pass`) or re-raises or fails, skipped tests, and tests the change did not touch or whose
-code it left as it was (only their docstring, decorators, name or file changed). A test that runs code
-and whose checks all pass is reported as failing only when that code raises.
+ValueError: pass`) or re-raises or fails, an empty test that requests fixtures of its own (they run
+before it and may check; pytest's `tmp_path`, `monkeypatch`... do not count), a body that only annotates
+names (`x: Schema = {...}`, a test for the type checker), skipped and xfail tests, tests under a
+decorator other than a pytest mark or a mock patch (it may replace or wrap the test), and tests the
+change did not touch or whose code it left as it was (only their docstring, decorators, name or file
+changed). A test that runs code and whose checks all pass is reported as failing only when that code
+raises.
 
 ## Why is this bad?
 A test that cannot fail reports green whatever the code does. It adds to the count of passing tests while
@@ -89,7 +93,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if test.node is None:
             continue
         scope = scopes.setdefault(tf.path, Scope(tf.module))
-        found = verdict(test.node, test.qualname, test.decorators, scope)
+        found = verdict(test.node, test.qualname, scope)
         if found is None:
             continue
         yield ctx.finding(

@@ -43,11 +43,12 @@ CASES: list[tuple[str, str, tuple[str, ...] | None]] = [
         ("cannot fail: it calls nothing and asserts nothing",),
     ),
     (
-        "fixture-is-not-a-helper",
-        "import pytest\n\n\n@pytest.fixture\ndef data():\n    assert load()\n\n\n"
-        + _test("pass", params="data"),
-        ("its body is empty",),
+        "parametrized-empty",
+        "@pytest.mark.parametrize('n', [1, 2])\n" + _test("pass", params="n"),
+        ("body is empty",),
     ),
+    ("builtin-fixture-empty", _test("pass", params="tmp_path, monkeypatch"), ("body is empty",)),
+    ("patched-empty", "@mock.patch('app.send')\n" + _test("pass"), ("body is empty",)),
     # Fires: constant or self-comparing assertions.
     (
         "assert-true",
@@ -88,6 +89,12 @@ CASES: list[tuple[str, str, tuple[str, ...] | None]] = [
         "two-constant-assertions",
         _test("assert True\nassert 2 == 2"),
         ("`assert True` (line 3) asserts a constant; `assert 2 == 2` (line 4) compares equal constants",),
+    ),
+    (
+        "fixture-is-not-a-helper",
+        "@pytest.fixture\ndef data():\n    assert load()\n\n\n"
+        + _test("f(data)\nassert True", params="data"),
+        ("`assert True` (line 9), asserts a constant",),
     ),
     ("checkout-is-not-a-check", _test('repo.checkout("main")\nassert True'), ("asserts a constant",)),
     (
@@ -278,6 +285,16 @@ CASES: list[tuple[str, str, tuple[str, ...] | None]] = [
         None,
     ),
     (
+        "helper-swallowed-once-then-called",
+        _method(
+            # Met first inside the try (the walk is breadth first), then where it can fail.
+            "try:\n    self._verify(f())\nexcept Exception:\n    pass\n"
+            "if g():\n    with h():\n        self._verify(g())",
+            extra=VERIFY,
+        ),
+        None,
+    ),
+    (
         "helper-named-like-a-test",
         "def test_roundtrip_of(v):\n    assert load(dump(v)) == v\n\n\n"
         + _test("test_roundtrip_of(f())\nassert True", "test_x"),
@@ -343,8 +360,14 @@ CASES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ),
     ("suppress-other-error", _test("with contextlib.suppress(KeyError):\n    assert f() == 1"), None),
     ("swallowed-helper-maybe", _test("try:\n    verify(f())\nexcept Exception:\n    pass"), None),
-    # Silent: skipped tests never pass, and code outside tests is not a test.
-    ("skipped-placeholder", "import pytest\n\n\n@pytest.mark.skip(reason='todo')\n" + _test("pass"), None),
+    # Silent: an empty test whose fixtures run first, a test for the type checker, skipped or wrapped tests.
+    ("empty-with-fixture", _test("pass", params="rl_process, no_error"), None),
+    ("empty-with-usefixtures", "@pytest.mark.usefixtures('server')\n" + _test("pass"), None),
+    ("typing-only", _test("_: Schema = {'type': 'wrong'}"), None),
+    ("skipped-placeholder", "@pytest.mark.skip(reason='todo')\n" + _test("pass"), None),
+    ("unittest-skipped", "@unittest.skip('todo')\n" + _test("assert True"), None),
+    ("xfail", "@pytest.mark.xfail\n" + _test("assert True"), None),
+    ("decorated-into-something-else", "@function_tool\n" + _test("return 'result'"), None),
 ]
 
 
