@@ -727,10 +727,10 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
             return None  # a check that can fail
         swallowers.setdefault(swallower, []).append(node)
     if checks == 0:
-        if not all(inert(s) for s in body):
+        if not _inert_body(fn):
             return None  # it runs code, and fails when that raises
-        if _fixtures(fn, "." in qualname):
-            return None  # an empty test can still check through its fixtures, which run before it
+        if _fixtures(fn, "." in qualname) or _set_up_checks(walk):
+            return None  # an empty test can still check through its fixtures or setUp, which run before it
         if any(isinstance(s, ast.AnnAssign) for s in body):
             return None  # `x: Schema = {...}`: a test for the type checker, not for the runner
         empty = all(
@@ -741,8 +741,40 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
     for where, nodes in swallowers.items():
         what = f"`{show(nodes[0])}` (line {nodes[0].lineno})" if len(nodes) == 1 else f"{len(nodes)} checks"  # type: ignore[attr-defined]
         reasons.append((where, f"swallows the failure of {what}"))
-    certain = not swallowers and all(inert(s) or _quiet(s) or _quiet_check(s) for s in body)
+    certain = not swallowers and _inert_body(fn, checks=True)
     return Verdict("checks", tuple(reasons), certain)
+
+
+def _inert_body(fn: Function, checks: bool = False) -> bool:
+    """Statements that run nothing, reading only names bound before them (an unbound one would raise).
+
+    With checks, asserts and unittest assertions on such names and literals count as running nothing.
+    """
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
+    known = {a.arg for a in args if a is not None}
+    for stmt in fn.body:
+        if not (inert(stmt) or (checks and (_quiet(stmt) or _quiet_check(stmt)))):
+            return False
+        read = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if not read <= known:
+            return False
+        known |= bound_names([stmt])
+    return True
+
+
+def _set_up_checks(walk: _Walk) -> bool:
+    """Whether the test's class sets up through code that may check: its own setUp, or a foreign base."""
+    if walk.cls is None:
+        return False
+    for name in ("setUp", "asyncSetUp", "setUpClass", "setup_method", "setup_class", "setup"):
+        found, external = walk.scope.method(walk.cls, name)
+        if external:
+            return True
+        if found is not None:
+            walk.visited = set()
+            if walk.helper(found, 1) is not None:
+                return True
+    return False
 
 
 def _quiet_check(stmt: ast.stmt) -> bool:

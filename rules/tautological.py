@@ -22,15 +22,19 @@ name), methods of its class and of base classes defined in the same file (`self.
 class from another file and a function imported from a test-helper module (`tests.*`, `conftest`, a
 relative import) are assumed to check. Fixtures are not helpers of the body.
 
-Not reported: a test that calls code and asserts nothing (it fails when the call raises: "must not
-raise" tests), a check inside a helper, a `try` whose handler catches something narrower (`except
-ValueError: pass`) or re-raises or fails, an empty test that requests fixtures of its own (they run
-before it and may check; pytest's `tmp_path`, `monkeypatch`... do not count), a body that only annotates
-names (`x: Schema = {...}`, a test for the type checker), skipped and xfail tests, tests under a
-decorator other than a pytest mark or a mock patch (it may replace or wrap the test), and tests the
-change did not touch or whose code it left as it was (only their docstring, decorators, name or file
-changed). A test that runs code and whose checks all pass is reported as failing only when that code
-raises.
+When a reported test also runs code, the message says it fails only if that code raises. Not reported:
+
+- a test that calls code and asserts nothing: it fails when the call raises ("must not raise" tests);
+- a check inside a helper, a `try` whose handler catches something narrower (`except ValueError:
+  pass`) or re-raises or fails;
+- an empty test that requests fixtures of its own (they run before it and may check; pytest's
+  `tmp_path`, `monkeypatch`... do not count), or whose class sets up through a `setUp` that checks or
+  through a base class from another file;
+- a body that only annotates names (`x: Schema = {...}`, a test for the type checker);
+- skipped and xfail tests, and tests under a decorator other than a pytest mark or a mock patch (it may
+  replace or wrap the test);
+- tests the change did not touch, or whose code it left as it was (only their docstring, decorators,
+  name or file changed).
 
 ## Why is this bad?
 A test that cannot fail reports green whatever the code does. It adds to the count of passing tests while

@@ -38,6 +38,11 @@ CASES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("async-empty", _test("pass", head="async def"), ("its body is empty",)),
     ("method-empty", _method("pass"), ("`TestA.test_x` cannot fail: its body is empty",)),
     (
+        "empty-after-quiet-set-up",
+        _method("pass", extra="def setUp(self):\n    self.n = 1\n"),
+        ("body is empty",),
+    ),
+    (
         "literals-only",
         _test("x = 1\ny = [x, 2]\nreturn"),
         ("cannot fail: it calls nothing and asserts nothing",),
@@ -363,6 +368,17 @@ CASES: list[tuple[str, str, tuple[str, ...] | None]] = [
     # Silent: an empty test whose fixtures run first, a test for the type checker, skipped or wrapped tests.
     ("empty-with-fixture", _test("pass", params="rl_process, no_error"), None),
     ("empty-with-usefixtures", "@pytest.mark.usefixtures('server')\n" + _test("pass"), None),
+    (
+        "empty-after-checking-set-up",
+        _method("pass", extra="def setUp(self):\n    self.assertTrue(start())\n"),
+        None,
+    ),
+    (
+        "empty-with-foreign-base",
+        _method("pass", bases="(ServerCase)", before="from suite import ServerCase\n\n\n"),
+        None,
+    ),
+    ("returns-unbound-name", _test("return result"), None),
     ("typing-only", _test("_: Schema = {'type': 'wrong'}"), None),
     ("skipped-placeholder", "@pytest.mark.skip(reason='todo')\n" + _test("pass"), None),
     ("unittest-skipped", "@unittest.skip('todo')\n" + _test("assert True"), None),
