@@ -48,12 +48,12 @@ def _git(repo: Path, *args: str) -> None:
 def _test_file(index: int, tests: int) -> str:
     out = ["import pytest", "", ""]
     for t in range(tests):
-        # A mix: most tests name their PR, some do not, some assert nothing, one is waived.
+        # A mix: most tests name their PR, some do not, some cannot fail, one is waived.
         if t % 5 == 4:
             doc = f'"""Checks case {t} of module {index}."""'
         else:
             doc = f'"""Guards PR #{1000 + index}: case {t}."""'
-        body = "    run()" if t in (2, 3) else f"    assert compute({index}, {t}) == {index * t}"
+        body = "    assert True" if t in (2, 3) else f"    assert compute({index}, {t}) == {index * t}"
         waiver = "  # bot: ignore[AGT002] smoke test" if t == 2 else ""
         if t % 3 == 0:
             out.append(f"@pytest.mark.parametrize('n', [1, 2, {t}])")

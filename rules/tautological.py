@@ -1,14 +1,40 @@
 """AGT002 tautological-test: an added or changed test that cannot fail.
 
 ## What it does
-Reports every test the change adds or edits that asserts nothing, or whose every assertion is constant.
-Assertions are `assert` statements, `pytest.raises`/`warns`/`deprecated_call`, `pytest.fail` and
-`self.fail`, unittest `assert*` methods, mock `assert_*` calls, `raise AssertionError`, and calls of
-helpers whose name starts with `assert`, `check`, `expect` or `verify`. Constant assertions are
-`assert True`, `assert 1`, `assert "text"`, `assert (a, b)` (a non-empty tuple is always true),
-`assert 1 == 1`, `assert x == x`, and their unittest forms (`assertTrue(True)`, `assertEqual(x, x)`).
-Tests the change did not touch are never reported, nor are tests whose code it left as it was (only
-their docstring, decorators, name or file changed).
+Reports a test the change adds or edits only when it truly cannot fail, and says why:
+
+- its body is empty (`pass`, `...`, a docstring), or calls nothing and asserts nothing (`x = 1`);
+- every check in it always passes: a constant (`assert True`, `assert 1`, `assert not None`), a
+  non-empty tuple (`assert (x == 1, "msg")`), a value compared with itself (`assert x == x`,
+  `assertEqual(x, x)`, `assertTrue(True)`), or a re-check of a literal the test just assigned to a local
+  name with nothing in between that could change it (`x = 3; assert x == 3`,
+  `d = {"a": 1}; assert d["a"] == 1`);
+- a `try`/`except` swallows the failure of every check: a bare `except:`, `except Exception`,
+  `except BaseException` or `except AssertionError` (or `contextlib.suppress` of one) whose handler
+  only passes, returns, prints or logs. `except Exception` does not catch `pytest.fail` or a failed
+  `pytest.raises`, which only a bare `except:` or `except BaseException` swallows.
+
+Checks are `assert` statements, `raise`, `pytest.raises`/`warns`/`deprecated_call`/`fail`,
+`self.fail`, unittest `assert*` methods, mock `assert_*` calls, calls named `assert*`, `check*`,
+`expect*` or `verify*`, and calls of helpers that hold a check: functions of the test's module (any
+name), methods of its class and of base classes defined in the same file (`self._verify(...)`,
+`cls._x(...)`), followed through the helpers they call (at most 6 deep, 64 helpers). A method of a base
+class from another file and a function imported from a test-helper module (`tests.*`, `conftest`, a
+relative import) are assumed to check. Fixtures are not helpers of the body.
+
+When a reported test also runs code, the message says it fails only if that code raises. Not reported:
+
+- a test that calls code and asserts nothing: it fails when the call raises ("must not raise" tests);
+- a check inside a helper, a `try` whose handler catches something narrower (`except ValueError:
+  pass`) or re-raises or fails;
+- an empty test that requests fixtures of its own (they run before it and may check; pytest's
+  `tmp_path`, `monkeypatch`... do not count), or whose class sets up through a `setUp` that checks or
+  through a base class from another file;
+- a body that only annotates names (`x: Schema = {...}`, a test for the type checker);
+- skipped and xfail tests, and tests under a decorator other than a pytest mark or a mock patch (it may
+  replace or wrap the test);
+- tests the change did not touch, or whose code it left as it was (only their docstring, decorators,
+  name or file changed).
 
 ## Why is this bad?
 A test that cannot fail reports green whatever the code does. It adds to the count of passing tests while
@@ -17,27 +43,26 @@ guarding nothing, and hides that the behaviour it names was never checked.
 ## Example
 ```python
 def test_decay_steps_follow_max_steps():
-    profile = load("env0-mobile300")
-    derive(profile)
-    assert True
+    steps = derive(load("env0-mobile300")).decay_steps
+    assert (steps == 37, "decay follows max_steps")  # a non-empty tuple: always true
 ```
 
 ## Use instead
 ```python
 def test_decay_steps_follow_max_steps():
-    profile = load("env0-mobile300")
-    assert derive(profile).decay_steps == 37
+    steps = derive(load("env0-mobile300")).decay_steps
+    assert steps == 37, "decay follows max_steps"
 ```
 """
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 
 from bot.models import Finding, Severity
+from rules.assertions import Scope, Verdict, verdict
 from rules.base import Context, Rule
-from rules.testfiles import dotted, touched_tests
+from rules.testfiles import touched_tests
 
 # AGENTS.md wording.
 _PROHIBITION = (
@@ -45,102 +70,38 @@ _PROHIBITION = (
     r"|n't\b)"
 )
 _MUST = r"(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|(?:is|are)\s+required\s+to)"
-_ASSERT_PREFIXES = ("assert", "check", "expect", "verify")
-_PYTEST_CHECKS = {"raises", "warns", "deprecated_call", "fail"}
-_ALWAYS_TRUE_OPS = (ast.Eq, ast.Is, ast.LtE, ast.GtE)
-_SAME_ARGS = {
-    "assertEqual", "assertEquals", "assertIs", "assertCountEqual", "assertListEqual", "assertDictEqual",
-    "assertSequenceEqual", "assertTupleEqual", "assertSetEqual", "assertGreaterEqual", "assertLessEqual",
-    "assertAlmostEqual",
-}  # fmt: skip
 
 
-def _truthy_constant(node: ast.expr) -> bool:
-    if isinstance(node, ast.Constant):
-        return bool(node.value)
-    # A non-empty tuple literal is always true, whatever it holds: the classic `assert (x, "msg")` slip.
-    return isinstance(node, ast.Tuple) and bool(node.elts)
-
-
-def _always_true(test: ast.expr) -> bool:
-    """Whether an assert condition holds whatever the code under test does."""
-    if _truthy_constant(test):
-        return True
-    if isinstance(test, ast.Compare) and all(isinstance(op, _ALWAYS_TRUE_OPS) for op in test.ops):
-        operands = [test.left, *test.comparators]
-        dumps = {ast.dump(o) for o in operands}
-        # `x == x` for the same expression, or `1 == 1` for the same constant.
-        return len(dumps) == 1
-    return False
-
-
-def _check_name(call: ast.Call) -> str:
-    return dotted(call.func).rsplit(".", 1)[-1]
-
-
-def _is_check_name(name: str) -> bool:
-    """assert, assertEqual, assert_called_once, check_output, expect, verify_schema; not checkout."""
-    for prefix in _ASSERT_PREFIXES:
-        if name.lower().startswith(prefix):
-            rest = name[len(prefix) :]
-            return not rest or rest[0] == "_" or rest[0].isupper()
-    return False
-
-
-def _is_check_call(call: ast.Call) -> bool:
-    name = dotted(call.func)
-    last = name.rsplit(".", 1)[-1]
-    if _is_check_name(last) or (last == "fail" and "." in name):
-        return True
-    return name.split(".", 1)[0] == "pytest" and last in _PYTEST_CHECKS
-
-
-def _constant_call(call: ast.Call) -> bool:
-    """unittest assertions that cannot fail: assertTrue(True), assertEqual(x, x)."""
-    name = _check_name(call)
-    args = call.args
-    if name in ("assertTrue", "assert_") and args:
-        return _truthy_constant(args[0])
-    if name in ("assertFalse",) and args:
-        return isinstance(args[0], ast.Constant) and not args[0].value
-    if name in _SAME_ARGS and len(args) >= 2:
-        return ast.dump(args[0]) == ast.dump(args[1])
-    return False
-
-
-def assertions(fn: ast.AST) -> tuple[int, int]:
-    """(assertions, constant assertions) in a test's body."""
-    total = constant = 0
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assert):
-            total += 1
-            constant += _always_true(node.test)
-        elif isinstance(node, ast.Call) and _is_check_call(node):
-            total += 1
-            constant += _constant_call(node)
-        elif isinstance(node, ast.Raise) and node.exc is not None and "AssertionError" in dotted(node.exc):
-            total += 1
-    return total, constant
+def _message(verb: str, qualname: str, verdict: Verdict) -> str:
+    test = f"{verb} test `{qualname}`"
+    if verdict.kind == "empty":
+        return f"{test} cannot fail: its body is empty; assert on what the code returns."
+    if verdict.kind == "inert":
+        return f"{test} cannot fail: it calls nothing and asserts nothing; assert on what the code returns."
+    reasons = [f"{what} {why}" for what, why in verdict.reasons]
+    if len(reasons) > 3:
+        reasons = [*reasons[:2], f"{len(reasons) - 2} more checks always pass"]
+    what, why = verdict.reasons[0]
+    if len(verdict.reasons) == 1 and not why.startswith("swallows"):
+        reasons = [f"its only check, {what}, {why}"]
+    # A test that also runs code fails when that code raises: say exactly what cannot fail.
+    head = "cannot fail" if verdict.certain else "only fails if the code it runs raises"
+    return f"{test} {head}: {'; '.join(reasons)}; assert on what the code returns."
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     errors, tests = touched_tests(ctx)
     yield from errors
+    scopes: dict[str, Scope] = {}
     for tf, test in tests:
         if test.node is None:
             continue
-        total, constant = assertions(test.node)
-        if total == 0:
-            problem = "asserts nothing"
-        elif total == constant:
-            problem = "only has assertions that always hold" if total > 1 else "only asserts a constant"
-        else:
+        scope = scopes.setdefault(tf.path, Scope(tf.module))
+        found = verdict(test.node, test.qualname, scope)
+        if found is None:
             continue
-        verb = "New" if test.added else "Changed"
         yield ctx.finding(
-            f"{verb} test `{test.qualname}` {problem}, so it cannot fail; assert on what the code returns.",
-            path=tf.path,
-            line=test.line,
+            _message("New" if test.added else "Changed", test.qualname, found), path=tf.path, line=test.line
         )
 
 

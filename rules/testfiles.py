@@ -51,6 +51,8 @@ class TestFile:
     error: str | None = None  # why the file could not be parsed
     error_line: int | None = None
     text: str = field(default="", compare=False, repr=False)
+    # The parsed module, for rules that follow a test into the helpers it calls.
+    module: ast.Module | None = field(default=None, compare=False, repr=False)
 
     def test_at(self, line: int) -> TestFunction | None:
         """The test whose lines (decorators and leading comments included) hold line."""
@@ -183,7 +185,7 @@ def parse_tests(path: str, text: str, added: frozenset[int]) -> TestFile:
         collector.walk(tree.body, "", False)
     except RecursionError:
         return TestFile(path=path, tests=(), error="file is too deeply nested to analyse")
-    return TestFile(path=path, tests=tuple(collector.found), text=text)
+    return TestFile(path=path, tests=tuple(collector.found), text=text, module=tree)
 
 
 def _parse_change(review: Review, f: FileChange) -> TestFile:

@@ -153,14 +153,14 @@ def test_deeply_nested_file_is_a_finding(make_repo):
 
 
 ALPHA = 'def test_alpha():\n    """Checks alpha."""\n    assert f(1) == 2\n'
-SMOKE = "class TestSmoke:\n    def test_runs(self):\n        run()\n"
+SMOKE = "class TestSmoke:\n    def test_runs(self):\n        assert True\n"
 OTHER = "".join(
     f'def test_pad{i}():\n    """Guards PR #4."""\n    assert g({i}) == {i}\n\n\n' for i in range(10)
 )
 
 
 # Touched is not new: moving, renaming or re-signing a test adds none, and editing only its docstring or
-# decorators does not make a test that asserted nothing before the author's problem.
+# decorators does not make a test that could not fail before the author's problem.
 @pytest.mark.parametrize(
     "base, head, expected",
     [
@@ -212,7 +212,7 @@ OTHER = "".join(
         # Still found: a moved test whose code changed, a copy that leaves the original, a new test.
         (
             {"tests/test_a.py": SMOKE},
-            {"tests/test_a.py": None, "tests/test_b.py": SMOKE.replace("run()", "run(1)")},
+            {"tests/test_a.py": None, "tests/test_b.py": SMOKE.replace("assert True", "assert 1")},
             ["AGT002"],
         ),
         (

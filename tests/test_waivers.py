@@ -9,7 +9,7 @@ AGENTS = (
     "# Tests\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"
     "- No tautological tests.\n"
 )
-BODY = '    """Smoke."""\n    run()\n'
+BODY = '    """Smoke."""\n    assert True\n'
 
 CASES = [
     # (id, test source, expected codes, waived codes)
@@ -35,7 +35,7 @@ CASES = [
     ),
     (
         "inside-body",
-        'def test_x():\n    """Smoke."""\n    # bot: ignore[AGT002] smoke test\n    run()\n',
+        'def test_x():\n    """Smoke."""\n    # bot: ignore[AGT002] smoke test\n    assert True\n',
         ["AGT001"],
         ["AGT002"],
     ),
@@ -56,7 +56,7 @@ CASES = [
     ),
     (
         "marker-in-a-string-is-no-waiver",
-        'def test_x():\n    """Smoke. # bot: ignore[AGT002] reason"""\n    run()\n',
+        'def test_x():\n    """Smoke. # bot: ignore[AGT002] reason"""\n    assert True\n',
         ["AGT001", "AGT002"],
         [],
     ),

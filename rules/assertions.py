@@ -1,0 +1,787 @@
+"""What a test checks, found by parsing it and the helpers it calls: which checks can fail, and why not.
+
+A check is anything that fails the test when what it looks at is wrong: an `assert`, a call of an
+assertion function (`assertEqual`, `assert_called_once`, `pytest.raises`, `check_x`, `verify_x`...), a
+`raise`, or a call of a helper from the same file (a function of the module, a method of the test's
+class or of its bases defined in the file) that holds one. A helper that cannot be read (a method of a
+base class from another file, a function from a test-helper module) is assumed to check.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from rules.testfiles import dotted
+
+_ASSERT_PREFIXES = ("assert", "check", "expect", "verify")
+_PYTEST_CHECKS = {"raises", "warns", "deprecated_call", "fail"}
+_FLUENT = {"should", "must", "expect"}  # `x.should.equal(1)`, `expect(x).to.equal(1)`
+_ALWAYS_TRUE_OPS = (ast.Eq, ast.Is, ast.LtE, ast.GtE)
+_SAME_ARGS = {
+    "assertEqual", "assertEquals", "assertIs", "assertCountEqual", "assertListEqual", "assertDictEqual",
+    "assertSequenceEqual", "assertTupleEqual", "assertSetEqual", "assertGreaterEqual", "assertLessEqual",
+    "assertAlmostEqual",
+}  # fmt: skip
+# Bases whose helpers are known: the standard test cases, whose checks are all named assert*/fail.
+_KNOWN_BASES = {
+    "object", "TestCase", "IsolatedAsyncioTestCase", "SimpleTestCase", "TransactionTestCase",
+    "LiveServerTestCase", "AsyncTestCase", "Generic", "ABC",
+}  # fmt: skip
+_TESTCASE_METHODS = {
+    "setUp", "tearDown", "setUpClass", "tearDownClass", "asyncSetUp", "asyncTearDown", "addCleanup",
+    "addAsyncCleanup", "addClassCleanup", "doCleanups", "enterContext", "enterAsyncContext", "subTest",
+    "skipTest", "id", "shortDescription", "setup_method", "teardown_method",
+}  # fmt: skip
+# Where imported helpers come from: test-support modules, whose functions may check.
+_HELPER_MODULE_PARTS = {"conftest", "helpers", "helper", "support", "fixtures", "testutils", "testing"}
+# Handlers that catch what a failed assert raises (AssertionError).
+_CATCH_ASSERTION = {"", "Exception", "BaseException", "AssertionError"}
+# Handlers that catch anything, pytest's outcomes (pytest.fail, a failed pytest.raises) included.
+_CATCH_ALL = {"", "BaseException"}
+_MAX_DEPTH = 6
+_MAX_VISITS = 64
+
+# What a failed check raises: AssertionError, a pytest outcome (a BaseException), or anything.
+ASSERTION, OUTCOME, UNKNOWN = 0, 1, 2
+
+
+def _is_check_name(name: str) -> bool:
+    """assert, assertEqual, assert_called_once, check_output, expect, verify_schema; not checkout."""
+    for prefix in _ASSERT_PREFIXES:
+        if name.lower().startswith(prefix):
+            rest = name[len(prefix) :]
+            return not rest or rest[0] == "_" or rest[0].isupper()
+    return False
+
+
+def check_level(call: ast.Call) -> int | None:
+    """What a call of an assertion function raises when it fails, or None if it is no such call."""
+    name = dotted(call.func)
+    parts = name.split(".")
+    last = parts[-1]
+    if parts[0] == "pytest" and last in _PYTEST_CHECKS:
+        return OUTCOME
+    if last.lower().startswith("assert") and _is_check_name(last):
+        return ASSERTION
+    if last == "fail" and len(parts) > 1:
+        return ASSERTION if parts[0] in ("self", "cls") else UNKNOWN
+    # `expect(x).to_be(1)` is found at its root call, `expect(x)`; `f().should.equal(1)` by its chain.
+    attrs = []
+    node = call.func
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    if _is_check_name(last) or _FLUENT & set(attrs):
+        return UNKNOWN
+    return None
+
+
+def show(node: ast.AST, limit: int = 60) -> str:
+    """Source of a node for a message, shortened, without backticks."""
+    text = " ".join(ast.unparse(node).split()).replace("`", "'")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- Literals the test assigns itself -------------------------------------------------------------
+
+
+def _is_literal(node: ast.expr) -> bool:
+    """A literal of constants: 3, "a", None, (1, 2), [1], {"a": 1}, {1, 2}."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float, complex)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(not isinstance(e, ast.Starred) and _is_literal(e) for e in node.elts)
+    if isinstance(node, ast.Set):
+        return all(isinstance(e, ast.Constant) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(isinstance(k, ast.Constant) for k in node.keys) and all(
+            _is_literal(v) for v in node.values
+        )
+    return False
+
+
+def _mutable(node: ast.expr) -> bool:
+    return any(isinstance(n, (ast.List, ast.Dict, ast.Set)) for n in ast.walk(node))
+
+
+Reason = tuple[str, str]  # what (an assertion, a handler) and why it cannot fail the test
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A local name the test bound to a literal, still holding it."""
+
+    name: str
+    value: ast.expr
+    line: int
+
+
+def _index(container: ast.expr, key: ast.expr) -> ast.expr | None:
+    """`{"a": 1}["a"]` or `[1, 2][-1]` read without running anything; None when unsure or out of range."""
+    if (
+        isinstance(key, ast.UnaryOp)
+        and isinstance(key.op, ast.USub)
+        and isinstance(key.operand, ast.Constant)
+    ):
+        if type(key.operand.value) is int:
+            key = ast.Constant(-key.operand.value)
+    if not isinstance(key, ast.Constant):
+        return None
+    if isinstance(container, ast.Dict):
+        keys = [k.value for k in container.keys if isinstance(k, ast.Constant)]
+        # Only one kind of key and no repeats: `{1: "a", True: "b"}` would merge keys.
+        if (
+            len({type(k) for k in keys}) != 1
+            or len(set(keys)) != len(keys)
+            or type(key.value) is not type(keys[0])
+        ):
+            return None
+        if key.value in keys:
+            return container.values[keys.index(key.value)]
+        return None
+    if isinstance(container, (ast.Tuple, ast.List)) and type(key.value) is int:
+        i = key.value
+        return container.elts[i] if -len(container.elts) <= i < len(container.elts) else None
+    return None
+
+
+def _resolve(node: ast.expr, env: Mapping[str, Bound], used: list[Bound]) -> ast.expr:
+    """node with the test's own literals put in for the names and indexes that hold them."""
+    if isinstance(node, ast.Name) and node.id in env:
+        used.append(env[node.id])
+        return env[node.id].value
+    if isinstance(node, ast.Subscript):
+        base = _resolve(node.value, env, used)
+        if base is not node.value:
+            found = _index(base, node.slice)
+            if found is not None:
+                return found
+    return node
+
+
+# --- Assertions that always hold ------------------------------------------------------------------
+
+
+def _pure(node: ast.expr) -> bool:
+    """An expression that reads the same value twice in a row: names, attributes, indexes, constants."""
+    return all(
+        isinstance(n, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List, ast.Slice))
+        or isinstance(n, (ast.expr_context, ast.UnaryOp, ast.unaryop))
+        for n in ast.walk(node)
+    )
+
+
+@dataclass
+class _Why:
+    reason: str = ""
+    used: list[Bound] = field(default_factory=list)
+
+
+def _truthy(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant) and node.value:
+        return "asserts a constant"
+    # A non-empty tuple literal is always true, whatever it holds: the classic `assert (x, "msg")` slip.
+    if isinstance(node, ast.Tuple) and node.elts:
+        return "asserts a non-empty tuple, which is always true"
+    if (isinstance(node, (ast.List, ast.Set)) and node.elts) or (isinstance(node, ast.Dict) and node.keys):
+        return "asserts a non-empty literal, which is always true"
+    return ""
+
+
+def _same(a: ast.expr, b: ast.expr, env: Mapping[str, Bound], why: _Why) -> bool:
+    """Whether a and b are the same value: one pure expression twice, or a name and the literal it holds."""
+    if not (_pure(a) and _pure(b)):
+        return False
+    if ast.dump(a) == ast.dump(b):
+        return True
+    used: list[Bound] = []
+    ra, rb = _resolve(a, env, used), _resolve(b, env, used)
+    if used and _is_literal(ra) and ast.dump(ra) == ast.dump(rb):
+        why.used.extend(used)
+        return True
+    return False
+
+
+def _always_true(test: ast.expr, env: Mapping[str, Bound], why: _Why) -> bool:
+    """Whether an assert condition holds whatever the code under test does; why says how."""
+    reason = _truthy(test)
+    if not reason:
+        used: list[Bound] = []
+        resolved = _resolve(test, env, used)
+        if used and _truthy(resolved) and resolved is not test:
+            why.used.extend(used)
+            reason = "is always true"
+    if reason:
+        why.reason = why.reason or reason
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        operand = _resolve(test.operand, env, why.used)
+        if isinstance(operand, ast.Constant) and not operand.value:
+            why.reason = why.reason or "negates a false constant"
+            return True
+        return False
+    if isinstance(test, ast.BoolOp):
+        if isinstance(test.op, ast.Or):  # short-circuits: nothing after a true operand runs
+            return _always_true(test.values[0], env, why)
+        return all(_always_true(v, env, why) for v in test.values)
+    if isinstance(test, ast.Compare):
+        operands = [test.left, *test.comparators]
+        for op, a, b in zip(test.ops, operands, operands[1:], strict=False):
+            if not isinstance(op, _ALWAYS_TRUE_OPS) or not _same(a, b, env, why):
+                return False
+            # `is` holds for the same object: not for two equal container literals.
+            if isinstance(op, ast.Is) and ast.dump(a) != ast.dump(b) and _mutable(_resolve(a, env, [])):
+                return False
+        if not why.reason:
+            const = all(isinstance(o, ast.Constant) for o in operands)
+            why.reason = "compares equal constants" if const else "compares a value with itself"
+        return True
+    return False
+
+
+def constant_call(call: ast.Call, env: Mapping[str, Bound]) -> _Why | None:
+    """Unittest checks that always pass: assertTrue(True), assertEqual(x, x), or x = 3; assertEqual(x, 3)."""
+    name = dotted(call.func).rsplit(".", 1)[-1]
+    args = call.args
+    why = _Why()
+    if name in ("assertTrue", "assert_") and args:
+        return why if _always_true(args[0], env, why) else None
+    if name == "assertFalse" and args:
+        value = _resolve(args[0], env, why.used)
+        if isinstance(value, ast.Constant) and not value.value:
+            why.reason = "asserts a false constant is false"
+            return why
+        return None
+    if name in _SAME_ARGS and len(args) >= 2 and _same(args[0], args[1], env, why):
+        if not why.used:
+            const = isinstance(args[0], ast.Constant)
+            why.reason = "compares equal constants" if const else "compares a value with itself"
+        return why
+    return None
+
+
+def constant_assert(node: ast.Assert, env: Mapping[str, Bound]) -> _Why | None:
+    why = _Why()
+    return why if _always_true(node.test, env, why) else None
+
+
+def explain(node: ast.AST, why: _Why) -> Reason:
+    """(`assert x == 3` (line 4), re-checks the literal assigned to `x` on line 3)."""
+    where = f"`{show(node)}` (line {node.lineno})"  # type: ignore[attr-defined]
+    if why.used:
+        bound = why.used[0]
+        return where, f"re-checks the literal assigned to `{bound.name}` on line {bound.line}"
+    return where, why.reason
+
+
+# --- Names a statement binds ----------------------------------------------------------------------
+
+
+def bound_names(nodes: list[ast.stmt]) -> set[str]:
+    """Every name the statements could bind or unbind, nested blocks included."""
+    names: set[str] = set()
+    for stmt in nodes:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                names.add(n.id)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(n.name)
+            elif isinstance(n, ast.alias):
+                names.add((n.asname or n.name).split(".")[0])
+            elif isinstance(n, ast.ExceptHandler) and n.name:
+                names.add(n.name)
+            elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+                names.add(n.name)
+            elif isinstance(n, ast.MatchMapping) and n.rest:
+                names.add(n.rest)
+    return names
+
+
+def _inert_expr(node: ast.expr | None) -> bool:
+    """An expression that runs no code: constants, local names, and lists, tuples and dicts of them."""
+    if node is None or _is_literal(node) or (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+        return True
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(not isinstance(e, ast.Starred) and _inert_expr(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(isinstance(k, ast.Constant) for k in node.keys) and all(
+            _inert_expr(v) for v in node.values
+        )
+    return False
+
+
+def inert(stmt: ast.stmt) -> bool:
+    """A statement that calls nothing and can raise nothing: `pass`, `...`, `x = 3`, `return`."""
+    if isinstance(stmt, (ast.Pass, ast.Break, ast.Continue)):
+        return True
+    if isinstance(stmt, ast.Expr):
+        return isinstance(stmt.value, ast.Constant)
+    if isinstance(stmt, ast.Return):
+        return _inert_expr(stmt.value)
+    if isinstance(stmt, ast.Assign):
+        return all(isinstance(t, ast.Name) for t in stmt.targets) and _inert_expr(stmt.value)
+    if isinstance(stmt, ast.AnnAssign):
+        return isinstance(stmt.target, ast.Name) and _inert_expr(stmt.value)
+    return False
+
+
+def literal_bindings(stmt: ast.stmt) -> Iterator[Bound]:
+    """`x = 3`, `x = y = [1]`, `x: int = 3`: the names bound to a literal."""
+    if isinstance(stmt, ast.Assign) and _is_literal(stmt.value):
+        for t in stmt.targets:
+            if isinstance(t, ast.Name):
+                yield Bound(t.id, stmt.value, stmt.lineno)
+    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        if _is_literal(stmt.value):
+            yield Bound(stmt.target.id, stmt.value, stmt.lineno)
+
+
+def iter_checks(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node of a function that is an assert, a raise or a call (nested functions included)."""
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Assert, ast.Raise, ast.Call)):
+            yield n
+
+
+def handler_names(handler: ast.ExceptHandler) -> set[str]:
+    """`except:` -> {""}, `except (ValueError, Exception)` -> {"ValueError", "Exception"}."""
+    if handler.type is None:
+        return {""}
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return {dotted(t).rsplit(".", 1)[-1] or "?" for t in types}
+
+
+def catches(names: set[str], level: int) -> str:
+    """ "yes", "maybe" or "no": whether a handler of these types catches a check's failure."""
+    certain = _CATCH_ASSERTION if level == ASSERTION else _CATCH_ALL
+    if names & certain:
+        return "yes"
+    # A check whose failure is unknown may raise anything, so any handler may catch it.
+    return "maybe" if level == UNKNOWN else "no"
+
+
+def silent(body: list[ast.stmt]) -> bool:
+    """A handler that neither re-raises nor fails: it passes, returns, or prints or logs."""
+    for stmt in body:
+        if inert(stmt):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            name = dotted(stmt.value.func)
+            root, last = name.split(".", 1)[0], name.rsplit(".", 1)[-1]
+            if name == "print" or root in ("logging", "logger", "log", "LOGGER", "LOG") and last in (
+                "debug", "info", "warning", "error", "exception", "critical",
+            ):  # fmt: skip
+                if not any(
+                    isinstance(n, (ast.Call, ast.Await)) for a in stmt.value.args for n in ast.walk(a)
+                ):
+                    continue
+        return False
+    return True
+
+
+def suppressing(item: ast.withitem) -> set[str]:
+    """The types `contextlib.suppress(...)` swallows, or nothing for another context manager."""
+    expr = item.context_expr
+    if isinstance(expr, ast.Call) and dotted(expr.func).rsplit(".", 1)[-1] == "suppress":
+        return {dotted(a).rsplit(".", 1)[-1] or "?" for a in expr.args}
+    return set()
+
+
+def helper_module(module: str, level: int) -> bool:
+    """A module test helpers come from: a relative import in a test file, tests.*, conftest, helpers."""
+    if level > 0:
+        return True
+    parts = module.split(".")
+    return any(p.startswith("test") or p in _HELPER_MODULE_PARTS for p in parts)
+
+
+def class_bases(cls: ast.ClassDef) -> list[str]:
+    return [dotted(b.value if isinstance(b, ast.Subscript) else b).rsplit(".", 1)[-1] for b in cls.bases]
+
+
+# --- Helpers the test calls -----------------------------------------------------------------------
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+_SKIPS = ("skip", "skipif", "skipIf", "skipUnless", "xfail", "expectedFailure")
+# pytest's own fixtures, which check nothing about the code under test.
+_BUILTIN_FIXTURES = {
+    "tmp_path", "tmpdir", "tmp_path_factory", "tmpdir_factory", "monkeypatch", "capsys", "capsysbinary",
+    "capfd", "capfdbinary", "caplog", "recwarn", "request", "pytestconfig", "record_property",
+    "record_testsuite_property", "record_xml_attribute", "doctest_namespace", "cache", "pytester", "testdir",
+    "mocker",
+}  # fmt: skip
+
+
+class Scope:
+    """The module around a test: its functions, classes and imports, to follow calls into helpers."""
+
+    def __init__(self, module: ast.Module | None) -> None:
+        self.functions: dict[str, Function] = {}
+        self.classes: dict[str, ast.ClassDef] = {}
+        self.imports: dict[str, bool] = {}  # local name -> comes from a test-helper module
+        if module is not None:
+            self._collect(module.body)
+
+    def _collect(self, body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                fixture = any(
+                    dotted(d).rsplit(".", 1)[-1] in ("fixture", "yield_fixture") for d in node.decorator_list
+                )
+                if not fixture:  # fixtures are not helpers of a test's body
+                    self.functions[node.name] = node
+            elif isinstance(node, ast.ClassDef):
+                self.classes[node.name] = node
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    self.imports[(a.asname or a.name).split(".")[0]] = helper_module(a.name, 0)
+            elif isinstance(node, ast.ImportFrom):
+                for a in node.names:
+                    self.imports[a.asname or a.name] = helper_module(node.module or "", node.level)
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                for block in ("body", "orelse", "finalbody"):
+                    self._collect(getattr(node, block, []))
+                for handler in getattr(node, "handlers", []):
+                    self._collect(handler.body)
+
+    def test_class(self, qualname: str) -> ast.ClassDef | None:
+        """The class a test method sits in, from its qualified name (`TestA.TestB.test_x`)."""
+        parts = qualname.split(".")[:-1]
+        cls = self.classes.get(parts[0]) if parts else None
+        for name in parts[1:]:
+            if cls is None:
+                return None
+            cls = next((n for n in cls.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+        return cls
+
+    def method(self, cls: ast.ClassDef, name: str, skip_own: bool = False) -> tuple[Function | None, bool]:
+        """A method of cls or of its bases in this file, and whether a base from elsewhere could hold it."""
+        seen: set[str] = set()
+        external = False
+
+        def find(c: ast.ClassDef, own: bool) -> Function | None:
+            nonlocal external
+            if own:
+                found = [n for n in c.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                hit = [n for n in found if n.name == name]
+                if hit:
+                    return hit[-1]
+            for base in class_bases(c):
+                if base in self.classes and base not in seen:
+                    seen.add(base)
+                    got = find(self.classes[base], True)
+                    if got is not None:
+                        return got
+                elif base not in _KNOWN_BASES:
+                    external = True
+            return None
+
+        got = find(cls, not skip_own)
+        return got, external
+
+    def callee(self, func: ast.expr, cls: ast.ClassDef | None) -> tuple[str, Function | None]:
+        """What a call or reference reaches: ("helper", def), ("unknown", None) or ("code", None)."""
+        if isinstance(func, ast.Name):
+            if func.id in self.functions:
+                return "helper", self.functions[func.id]
+            return ("unknown", None) if self.imports.get(func.id) else ("code", None)
+        if not isinstance(func, ast.Attribute):
+            return "code", None
+        owner = func.value
+        is_super = isinstance(owner, ast.Call) and dotted(owner.func) == "super"
+        mine = isinstance(owner, ast.Name) and cls is not None and owner.id in ("self", "cls", cls.name)
+        if cls is not None and (mine or is_super):
+            found, external = self.method(cls, func.attr, skip_own=is_super)
+            if found is not None:
+                return "helper", found
+            if external or func.attr not in _TESTCASE_METHODS:
+                return "unknown", None
+            return "code", None
+        root = dotted(func).split(".", 1)[0]
+        return ("unknown", None) if root and self.imports.get(root) else ("code", None)
+
+
+class _Walk:
+    """One test's walk into its helpers, bounded in depth and in helpers visited."""
+
+    def __init__(self, scope: Scope, cls: ast.ClassDef | None) -> None:
+        self.scope = scope
+        self.cls = cls
+        self.visited: set[int] = set()  # helpers met in the current search from one call of the test
+        self.known: dict[int, int | None] = {}  # helpers searched from the test, by their def
+
+    def level(self, node: ast.AST, depth: int, local: frozenset[str] = frozenset()) -> int | None:
+        """What a node's failure raises if it is a check that can fail; None if it is none."""
+        if isinstance(node, ast.Assert):
+            return None if constant_assert(node, {}) else ASSERTION
+        if isinstance(node, ast.Raise):
+            return ASSERTION if node.exc is not None and "AssertionError" in dotted(node.exc) else UNKNOWN
+        if isinstance(node, ast.Call):
+            level = check_level(node)
+            if level is not None:
+                return None if constant_call(node, {}) else level
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in local:
+                return None
+            return self.reaches(func, depth, called=True)
+        if isinstance(node, ast.Name) and node.id in local:
+            return None  # a parameter or variable of the function, not the module's function of that name
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self.reaches(node, depth, called=False)
+        return None
+
+    def reaches(self, func: ast.expr, depth: int, called: bool) -> int | None:
+        kind, fn = self.scope.callee(func, self.cls)
+        if kind == "unknown":
+            # A call of what cannot be read may check; a mere name (`self.value`) checks nothing.
+            return UNKNOWN if called else None
+        if fn is None:
+            return None
+        if depth > 0:
+            return self.helper(fn, depth + 1)
+        # Each call in the test searches afresh: a helper met twice must count both times.
+        if id(fn) not in self.known:
+            self.visited = set()
+            self.known[id(fn)] = self.helper(fn, 1)
+        return self.known[id(fn)]
+
+    def helper(self, fn: Function, depth: int) -> int | None:
+        """The level of the checks a helper holds (itself or through helpers it calls), None if none."""
+        if id(fn) in self.visited:
+            return None  # met before in this search (a cycle): its checks count where it was first met
+        if depth > _MAX_DEPTH or len(self.visited) >= _MAX_VISITS:
+            return UNKNOWN  # too far to follow: assume it checks
+        self.visited.add(id(fn))
+        found: int | None = None
+        local = local_names(fn)
+        for node in nodes_to_check(fn):
+            level = self.level(node, depth, local)
+            if level is not None:
+                found = level if found is None else max(found, level)
+                if found == UNKNOWN:
+                    break
+        return found
+
+
+def local_names(fn: Function) -> frozenset[str]:
+    """The parameters of a function and the names its body binds."""
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
+    return frozenset({a.arg for a in args if a is not None} | bound_names(fn.body))
+
+
+def nodes_to_check(fn: ast.AST) -> Iterator[ast.AST]:
+    """Asserts, raises and calls, and functions named without being called (`map(_check, xs)`)."""
+    called = {id(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Assert, ast.Raise, ast.Call)):
+            yield n
+        elif isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and id(n) not in called:
+            yield n
+
+
+# --- Why a test cannot fail -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why a test cannot fail: an empty body, a body that does nothing, or checks that always pass."""
+
+    kind: str  # "empty", "inert" or "checks"
+    reasons: tuple[Reason, ...] = ()
+    certain: bool = True  # False: nothing it asserts can fail, but code it runs may still raise
+
+
+def _literal_rechecks(fn: Function) -> dict[int, Reason]:
+    """Top-level assertions that always hold, the test's own literals put in for its names."""
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+        return {}
+    env: dict[str, Bound] = {}
+    out: dict[int, Reason] = {}
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assert):
+            why = constant_assert(stmt, env)
+            if why:
+                out[id(stmt)] = explain(stmt, why)
+        elif (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and check_level(stmt.value) is not None
+        ):
+            why = constant_call(stmt.value, env)
+            if why:
+                out[id(stmt.value)] = explain(stmt.value, why)
+        for name in bound_names([stmt]):
+            env.pop(name, None)
+        if not (inert(stmt) or _quiet(stmt)):
+            env = {k: b for k, b in env.items() if not _mutable(b.value)}
+        for bound in literal_bindings(stmt):
+            env[bound.name] = bound
+    return out
+
+
+_QUIET = (
+    ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Compare, ast.BoolOp, ast.UnaryOp,
+    ast.expr_context, ast.cmpop, ast.boolop, ast.unaryop,
+)  # fmt: skip
+
+
+def _quiet(stmt: ast.stmt) -> bool:
+    """An assert that runs no code of its own: it can fail, but nothing in it can raise or mutate."""
+    return (
+        isinstance(stmt, ast.Assert)
+        and all(isinstance(n, _QUIET) for n in ast.walk(stmt.test))
+        and (stmt.msg is None or isinstance(stmt.msg, ast.Constant))
+    )
+
+
+def _swallowed(node: ast.AST, level: int, parents: dict[int, ast.AST], fn: ast.AST) -> str:
+    """The handler that swallows a check's failure, as `except X` on line N; "" if none surely does."""
+    prev, cur = node, parents.get(id(node))
+    while cur is not None and cur is not fn:
+        if isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return ""  # a nested function may run anywhere
+        if isinstance(cur, (ast.Try, ast.TryStar)) and any(prev is s for s in cur.body):
+            for handler in cur.handlers:
+                caught = catches(handler_names(handler), level)
+                if caught == "no":
+                    continue
+                if not silent(handler.body):
+                    return ""
+                if caught == "yes":
+                    kind = "except" if handler.type is None else f"except {show(handler.type, 40)}"
+                    return f"the `{kind}` on line {handler.lineno}"
+        if isinstance(cur, (ast.With, ast.AsyncWith)) and any(prev is s for s in cur.body):
+            for item in cur.items:
+                types = suppressing(item)
+                if types and catches(types, level) == "yes":
+                    return f"the `{show(item.context_expr, 40)}` on line {cur.lineno}"
+        prev, cur = cur, parents.get(id(cur))
+    return ""
+
+
+def _plain_decorators(fn: Function) -> bool:
+    """Only pytest marks and mock patches: no skip, and nothing that may replace or wrap the test."""
+    for d in fn.decorator_list:
+        name = dotted(d)
+        last = name.rsplit(".", 1)[-1]
+        if last in _SKIPS:
+            return False  # a skipped test reports as skipped, not as passing
+        if not (name.startswith(("pytest.mark.", "mark.")) or "patch" in name.split(".")):
+            return False
+    return True
+
+
+def _fixtures(fn: Function, in_class: bool) -> set[str]:
+    """The fixtures a test requests that may check something: its parameters, parametrized ones aside."""
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+    names = {a.arg for a in args[1:]} if in_class and args else {a.arg for a in args}
+    for d in fn.decorator_list:
+        if isinstance(d, ast.Call) and dotted(d.func).endswith("parametrize") and d.args:
+            first = d.args[0]
+            items = first.elts if isinstance(first, (ast.Tuple, ast.List)) else [first]
+            for item in items:
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    names -= {n.strip() for n in item.value.split(",")}
+        if dotted(d).endswith("usefixtures"):
+            names.add("usefixtures")
+    return names - _BUILTIN_FIXTURES
+
+
+def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
+    """Why the test cannot fail, or None when it can (or when that is not certain)."""
+    if not _plain_decorators(fn):
+        return None
+    body = fn.body
+    walk = _Walk(scope, scope.test_class(qualname))
+    rechecks = _literal_rechecks(fn)
+    parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    reasons: list[Reason] = []
+    swallowers: dict[str, list[ast.AST]] = {}
+    checks = 0
+    local = local_names(fn)
+    for node in nodes_to_check(fn):
+        if isinstance(node, ast.Assert):
+            why = constant_assert(node, {})
+            vacuous: Reason | None = rechecks.get(id(node)) or (explain(node, why) if why else None)
+            level: int | None = ASSERTION
+        elif isinstance(node, ast.Call) and check_level(node) is not None:
+            why = constant_call(node, {})
+            vacuous = rechecks.get(id(node)) or (explain(node, why) if why else None)
+            level = check_level(node)
+        else:
+            vacuous = None
+            level = walk.level(node, 0, local)
+        if level is None and not vacuous:
+            continue
+        checks += 1
+        if vacuous:
+            reasons.append(vacuous)
+            continue
+        assert level is not None
+        swallower = _swallowed(node, level, parents, fn)
+        if not swallower:
+            return None  # a check that can fail
+        swallowers.setdefault(swallower, []).append(node)
+    if checks == 0:
+        if not _inert_body(fn):
+            return None  # it runs code, and fails when that raises
+        if _fixtures(fn, "." in qualname) or _set_up_checks(walk):
+            return None  # an empty test can still check through its fixtures or setUp, which run before it
+        if any(isinstance(s, ast.AnnAssign) for s in body):
+            return None  # `x: Schema = {...}`: a test for the type checker, not for the runner
+        empty = all(
+            isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+            for s in body
+        )
+        return Verdict("empty" if empty else "inert")
+    for where, nodes in swallowers.items():
+        what = f"`{show(nodes[0])}` (line {nodes[0].lineno})" if len(nodes) == 1 else f"{len(nodes)} checks"  # type: ignore[attr-defined]
+        reasons.append((where, f"swallows the failure of {what}"))
+    certain = not swallowers and _inert_body(fn, checks=True)
+    return Verdict("checks", tuple(reasons), certain)
+
+
+def _inert_body(fn: Function, checks: bool = False) -> bool:
+    """Statements that run nothing, reading only names bound before them (an unbound one would raise).
+
+    With checks, asserts and unittest assertions on such names and literals count as running nothing.
+    """
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
+    known = {a.arg for a in args if a is not None}
+    for stmt in fn.body:
+        if not (inert(stmt) or (checks and (_quiet(stmt) or _quiet_check(stmt)))):
+            return False
+        read = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if not read <= known:
+            return False
+        known |= bound_names([stmt])
+    return True
+
+
+def _set_up_checks(walk: _Walk) -> bool:
+    """Whether the test's class sets up through code that may check: its own setUp, or a foreign base."""
+    if walk.cls is None:
+        return False
+    for name in ("setUp", "asyncSetUp", "setUpClass", "setup_method", "setup_class", "setup"):
+        found, external = walk.scope.method(walk.cls, name)
+        if external:
+            return True
+        if found is not None:
+            walk.visited = set()
+            if walk.helper(found, 1) is not None:
+                return True
+    return False
+
+
+def _quiet_check(stmt: ast.stmt) -> bool:
+    """`self.assertTrue(True)`: a unittest assertion on names and literals only."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    call = stmt.value
+    return dotted(call.func).split(".", 1)[0] in ("self", "cls") and all(
+        isinstance(n, _QUIET) for a in call.args for n in ast.walk(a)
+    )
