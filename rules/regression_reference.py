@@ -44,11 +44,20 @@ import re
 from collections.abc import Iterator
 
 from bot.config import CONFIG_PATH
-from bot.models import Finding, PullRequest, Severity
+from bot.models import FileStatus, Finding, PullRequest, Severity
 from rules.base import Context, Rule
-from rules.testfiles import TestFunction, touched_tests
+from rules.regression_evidence import (
+    FEW,
+    adds_regression_tests,
+    changed_module,
+    own_cues,
+    pr_cues,
+    shared_words,
+)
+from rules.testfiles import TestFile, TestFunction, Touched, is_test_path, touched_tests
+from rules.waivers import markers
 
-MODES = ("all-new-tests", "fix-prs", "marked")
+MODES = ("evidence", "all-new-tests", "fix-prs", "marked")
 
 _HEX = r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}"
 _REFERENCE = re.compile(
@@ -66,6 +75,10 @@ _REFERENCE = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE,
 )
+# Accepted too where the AGENTS.md sentence speaks of issues: an issue URL (GitHub's or GitLab's) or
+# "issue 12" ("issue #12", "#12" and "GH-12" are references anyway).
+_ISSUE_REFERENCE = re.compile(r"https?://[^\s/]+/\S+?/issues/\d+\b|\bissue\s*#?\s*\d+\b", re.IGNORECASE)
+_SPEAKS_OF_ISSUES = re.compile(r"\bissues?\b", re.IGNORECASE)
 # AGENTS.md wording: a test, a verb of naming, and the PR or commit named (an issue is not enough:
 # issue links are not accepted references).
 _TEST = r"(?:regression\s+)?tests?\b"
@@ -82,11 +95,26 @@ _IN_DOCSTRING = (
 _GUARDED = r"\b" + _TEST + r".*\b(?:guard|protect|cover)(?:s|ed|ing)?\b"
 _FIX_WORDS = re.compile(r"\b(?:fix(?:e[sd])?|fixing|bug(?:fix)?s?|hotfix(?:es)?|regressions?|revert)\b", re.I)
 _MARK_WORDS = re.compile(r"(?:^|[\W_])(?:regress\w*|guard\w*|bugs?|bugfix\w*)(?=$|[\W_])", re.I)
+# A docstring opening that already says what the test guards: the reference is added, not prefixed.
+_SAYS_WHAT_IT_GUARDS = re.compile(
+    r"(?:guard(?:s|ing)?|protects?|prevents?|regression(?:\s+test)?\s+(?:for|of|from|against|in)|"
+    r"reproduces?|reproducer\s+for|(?:tests?|checks?)\s+(?:the\s+)?fix)\b",
+    re.IGNORECASE,
+)
 
 
-def names_reference(docstring: str | None) -> bool:
-    """Whether a docstring names a PR or a commit."""
-    return bool(docstring) and _REFERENCE.search(docstring or "") is not None
+def names_reference(docstring: str | None, issues: bool = False) -> bool:
+    """Whether a docstring names a PR or a commit (or, with issues, an issue)."""
+    if not docstring:
+        return False
+    return _REFERENCE.search(docstring) is not None or (
+        issues and _ISSUE_REFERENCE.search(docstring) is not None
+    )
+
+
+def accepts_issues(sentence: str | None) -> bool:
+    """Whether the AGENTS.md sentence that turns the rule on accepts an issue as the reference."""
+    return bool(sentence) and _SPEAKS_OF_ISSUES.search(sentence or "") is not None
 
 
 def is_fix_pr(pr: PullRequest) -> bool:
@@ -100,12 +128,113 @@ def is_marked(test: TestFunction) -> bool:
     return any(_MARK_WORDS.search(text) for text in (test.name, test.docstring or "", marks))
 
 
+def _covered(tf: TestFile, test: TestFunction, issues: bool) -> bool:
+    """Whether the test, its class or its module names what it guards."""
+    return any(names_reference(doc, issues) for doc in (test.docstring, *test.scope_docs, tf.docstring))
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
+
+
 def _proposal(test: TestFunction, pr: int | None) -> str:
-    first = (test.docstring or "").strip().splitlines()[0] if test.docstring else ""
-    first = first.rstrip(".")[:80] or "what it protects"
-    first = first[0].lower() + first[1:] if first[:1].isupper() and first[1:2].islower() else first
+    """A docstring naming the PR, built from the test's own first line so that it reads as one sentence."""
     ref = f"PR #{pr}" if pr else "PR #<number>"
-    return f'"""Guards {ref}: {first}."""'
+    first = (test.docstring or "").strip().splitlines()[0].strip() if test.docstring else ""
+    first = _shorten(first.rstrip(".:;, "))
+    if not first:
+        return f'`"""Guards {ref}: what it protects."""`'
+    if _SAYS_WHAT_IT_GUARDS.match(first):
+        # "Guards against X" already says what it guards: only the reference is missing.
+        return f'add `({ref})`: `"""{first[0].upper()}{first[1:]} ({ref})."""`'
+    first = first[0].lower() + first[1:] if first[:1].isupper() and first[1:2].islower() else first
+    return f'`"""Guards {ref}: {first}."""`'
+
+
+def _reason(tf: TestFile, test: TestFunction, pr: PullRequest, few: bool, changed: list[str]) -> str | None:
+    """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so."""
+    own = own_cues(tf, test)
+    strong = next((c for c in own if c.strong), None)
+    if strong is not None:
+        return str(strong)
+    if adds_regression_tests(pr):
+        return "the PR title says it adds regression tests"
+    fix = next(iter(pr_cues(pr)), None)
+    if fix is None:
+        return None
+    if own:
+        return f"{own[0]}, and {fix}"
+    if not few:
+        return None
+    module = changed_module(tf, changed)
+    if module is not None:
+        return f"{fix}, and it tests `{module}`, which the PR changes"
+    shared = sorted(shared_words(pr, test))
+    if shared:
+        return f'{fix}, and its name shares "{shared[0]}" with the PR title'
+    return None
+
+
+def _regression_tests(
+    ctx: Context, mode: str, tests: list[Touched], new: int
+) -> Iterator[tuple[Touched, str | None]]:
+    """Which of the unnamed new tests the mode takes for regression tests, and on what evidence.
+
+    new is how many tests the change adds in all: a fix PR's tests count by position only when few.
+    """
+    pr = ctx.changeset.pr
+    if mode == "fix-prs" and not is_fix_pr(pr):
+        return
+    if mode != "evidence":
+        yield from ((t, None) for t in tests if mode != "marked" or is_marked(t[1]))
+        return
+    changed = [
+        f.path for f in ctx.changeset.files if f.status is not FileStatus.REMOVED and not is_test_path(f.path)
+    ]
+    few = new <= FEW
+    for tf, test in tests:
+        reason = _reason(tf, test, pr, few, changed)
+        if reason is not None:
+            yield (tf, test), reason
+
+
+def _waived(ctx: Context) -> set[tuple[str, str]]:
+    return {
+        (m.path, m.test.qualname)
+        for m in markers(ctx.review)
+        if m.test is not None and m.reason and ctx.rule.code in m.codes
+    }
+
+
+def _listing(tests: list[Touched], shown: int = 3) -> str:
+    names = [f"`{t.qualname}`" for _, t in tests[:shown]]
+    if len(tests) > shown:
+        return f"{', '.join(names)} and {len(tests) - shown} more"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _notice(ctx: Context, rest: list[Touched], issues: bool) -> Finding:
+    """One finding for all the new tests that name nothing and that nothing marks as regression tests."""
+    named = f"{'issue, ' if issues else ''}PR or commit"
+    if len(rest) == 1:
+        text = f"New test {_listing(rest)} names no {named}; if it guards a fix"
+    else:
+        text = f"{len(rest)} new tests ({_listing(rest)}) name no {named}; if one guards a fix"
+    example = _proposal(rest[0][1], ctx.changeset.pr.number)
+    text += f", name the {named} in its docstring, e.g. {example}."
+    # A lone test gets the notice on its line, where an annotation (and a waiver) can reach it.
+    tf, test = rest[0]
+    lone = len(rest) == 1
+    finding = ctx.finding(
+        text,
+        path=tf.path if lone else None,
+        line=test.line if lone else None,
+        statement=ctx.statement_for(tf.path),
+    )
+    # Not knowing whether a test guards a fix is worth a note, never a failing check, whatever the config.
+    return finding.model_copy(update={"severity": Severity.NOTICE})
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -116,23 +245,41 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"got `{str(mode)[:40]}`, so `{MODES[0]}` is used."
         )
         mode = MODES[0]
-    pr = ctx.changeset.pr
     errors, tests = touched_tests(ctx, new_only=True)
     yield from errors
-    if mode == "fix-prs" and not is_fix_pr(pr):
-        return
-    for tf, test in tests:
-        if mode == "marked" and not is_marked(test):
+    issues = {}
+    for tf, _ in tests:
+        statement = ctx.statement_for(tf.path)
+        issues[tf.path] = accepts_issues(statement.text if statement else None)
+    unnamed = [(tf, t) for tf, t in tests if not _covered(tf, t, issues[tf.path])]
+    judged = dict(
+        ((tf.path, t.qualname), reason)
+        for (tf, t), reason in _regression_tests(ctx, mode, unnamed, len(tests))
+    )
+    for tf, test in unnamed:
+        key = (tf.path, test.qualname)
+        if key not in judged:
             continue
-        if names_reference(test.docstring):
-            continue
+        reason = judged[key]
         what = "has no docstring" if not test.docstring else "has a docstring that names no PR or commit"
+        subject = f"New test `{test.qualname}`"
+        if reason:
+            subject += f" looks like a regression test ({reason}) and"
         yield ctx.finding(
-            f"New test `{test.qualname}` {what}; name the PR or commit it guards, "
-            f"e.g. `{_proposal(test, pr.number)}`.",
+            f"{subject} {what}; name the {'issue, ' if issues[tf.path] else ''}PR or commit it guards, "
+            f"e.g. {_proposal(test, ctx.changeset.pr.number)}.",
             path=tf.path,
             line=test.line,
         )
+    if mode == "evidence":
+        waived = _waived(ctx)
+        rest = [
+            (tf, t)
+            for tf, t in unnamed
+            if (tf.path, t.qualname) not in judged and (tf.path, t.qualname) not in waived
+        ]
+        if rest:
+            yield _notice(ctx, rest, issues[rest[0][0].path])
 
 
 RULE = Rule(
