@@ -208,6 +208,14 @@ def _waived(ctx: Context) -> set[tuple[str, str]]:
     }
 
 
+def _named(issues: bool) -> str:
+    return f"{'issue, ' if issues else ''}PR or commit"
+
+
+def _lacks(test: TestFunction) -> str:
+    return "has no docstring" if not test.docstring else "has a docstring that names no PR or commit"
+
+
 def _listing(tests: list[Touched], shown: int = 3) -> str:
     names = [f"`{t.qualname}`" for _, t in tests[:shown]]
     if len(tests) > shown:
@@ -217,9 +225,9 @@ def _listing(tests: list[Touched], shown: int = 3) -> str:
 
 def _notice(ctx: Context, rest: list[Touched], issues: bool) -> Finding:
     """One finding for all the new tests that name nothing and that nothing marks as regression tests."""
-    named = f"{'issue, ' if issues else ''}PR or commit"
+    named = _named(issues)
     if len(rest) == 1:
-        text = f"New test {_listing(rest)} names no {named}; if it guards a fix"
+        text = f"New test {_listing(rest)} {_lacks(rest[0][1])}; if it guards a fix"
     else:
         text = f"{len(rest)} new tests ({_listing(rest)}) name no {named}; if one guards a fix"
     example = _proposal(rest[0][1], ctx.changeset.pr.number)
@@ -256,18 +264,15 @@ def check(ctx: Context) -> Iterator[Finding]:
         ((tf.path, t.qualname), reason)
         for (tf, t), reason in _regression_tests(ctx, mode, unnamed, len(tests))
     )
+    number = ctx.changeset.pr.number
     for tf, test in unnamed:
         key = (tf.path, test.qualname)
         if key not in judged:
             continue
-        reason = judged[key]
-        what = "has no docstring" if not test.docstring else "has a docstring that names no PR or commit"
-        subject = f"New test `{test.qualname}`"
-        if reason:
-            subject += f" looks like a regression test ({reason}) and"
+        why = f"it looks like a regression test ({judged[key]}), so " if judged[key] else ""
         yield ctx.finding(
-            f"{subject} {what}; name the {'issue, ' if issues[tf.path] else ''}PR or commit it guards, "
-            f"e.g. {_proposal(test, ctx.changeset.pr.number)}.",
+            f"New test `{test.qualname}` {_lacks(test)}; {why}name the {_named(issues[tf.path])} it guards, "
+            f"e.g. {_proposal(test, number)}.",
             path=tf.path,
             line=test.line,
         )
