@@ -252,7 +252,7 @@ def test_review_event_without_checkout_reads_config_from_the_api(gh, setup):
 
 
 def test_comment_waivers_and_in_code_waivers_coexist(gh, setup):
-    waived = "def test_overflow_regression():  # bot: ignore[AGT001] exercised by the nightly job\n    assert True\n"
+    waived = "def test_regression():  # bot: ignore[AGT001] exercised by the nightly job\n    assert True\n"
     r, st = setup(head={"tests/test_a.py": NEW_TEST, "tests/test_b.py": waived})
     comment(gh, r, st, "@bot waive AGT001 intended", "bob")
     ctx = Context(client=github_client(gh), checkout=r.path)
