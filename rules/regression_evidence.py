@@ -42,13 +42,21 @@ _WEAK = re.compile(
 # The same words in their other senses, by the word's first letters: what comes right before or after
 # the word rules it out ("linear regression", "fixed seed", "fix typo", "crash recovery", "type guard").
 _ARTICLES = r"(?:[\s_-]+(?:the|a|an|random|rng|global|some|minor|small|all|more|few|remaining))*[\s_-]+"
+# "Fix typo", "fix lint": fixes, but not of behaviour a test could guard.
+_CHORES = (
+    r"typos?|docs?|documentation|docstrings?|lint\w*|formatting|format|style|tests?|ci|build|flak\w*|warnings?|"
+    r"typing|types?|type\s+hints?|mypy|ruff|pre-commit|spelling|grammar|links?|readme|changelog|comments?|"
+    r"nits?|review"
+)
 _NOT_AFTER = {
-    "fix": _ARTICLES
+    # "fix the seed", "fix the clock": pinning a value, as tests do.
+    "fix": _ARTICLES + r"(?:seeds?|clocks?|times?|dates?|timestamps?|" + _CHORES + r")\b",
+    # "fixed size", "fixed-point": an adjective.
+    "fixed": _ARTICLES
     + r"(?:seeds?|points?|sizes?|lengths?|widths?|rates?|shapes?|order|values?|formats?|windows?|positions?|"
-    r"batch(?:es)?|dimensions?|numbers?|strings?|timestamps?|times?|clocks?|dates?|dtypes?|typos?|docs?|"
-    r"documentation|docstrings?|lint\w*|formatting|format|style|tests?|ci|build|flak\w*|warnings?|typing|"
-    r"types?|type\s+hints?|mypy|ruff|pre-commit|spelling|grammar|links?|readme|changelog|comments?|nits?|"
-    r"review)\b",
+    r"batch(?:es)?|dimensions?|numbers?|strings?|timestamps?|times?|clocks?|dates?|dtypes?|"
+    + _CHORES
+    + r")\b",
     "reg": _ARTICLES
     + r"(?:models?|tasks?|heads?|loss(?:es)?|targets?|metrics?|problems?|trees?|coefficients?)\b",
     "cra": _ARTICLES + r"(?:recovery|safe|safety|consisten\w*|dumps?)\b",
@@ -62,8 +70,9 @@ _NOT_AFTER["bug"] = _NOT_AFTER["hot"] = _NOT_AFTER["fix"]
 
 
 def _other_sense(text: str, m: re.Match[str]) -> bool:
-    key = m.group(0)[:3].lower()
-    before, after = _NOT_BEFORE.get(key), _NOT_AFTER.get(key)
+    word = m.group(0).lower()
+    key = word[:3]
+    before, after = _NOT_BEFORE.get(key), _NOT_AFTER.get("fixed" if word == "fixed" else key)
     if before and re.search(before, text[max(0, m.start() - 30) : m.start()], re.IGNORECASE):
         return True
     return bool(after and re.match(after, text[m.end() : m.end() + 60], re.IGNORECASE))

@@ -3,37 +3,58 @@
 ## What it does
 Looks at every test the change adds (pytest functions, methods of `Test*` classes and `unittest.TestCase`
 subclasses, nested test classes, sync or async, parametrized or not) and reports the regression tests
-whose docstring names neither a pull request nor a commit. A test moved to another file, renamed, or
-whose `def` line was edited is not new; fixtures, `conftest.py` and helper modules hold no tests.
+that name neither a pull request nor a commit, in their own docstring or in the docstring of a class
+around them or of their module. A test moved to another file, renamed, or whose `def` line was edited
+is not new; fixtures, `conftest.py` and helper modules hold no tests.
 Accepted references: `#828`, `PR #828`, `PR 828`, `pull request 828`, `GH-828`, `owner/repo#828`, a
 pull-request or commit URL (`https://github.com/o/r/pull/828`, `.../commit/1a2b3c4`), and a commit id
-of 7 to 40 hex digits (with at least one digit and one letter, or written as `commit 1234567`). Issue
-URLs, `#` alone, `GH828`, hex runs of 6 or 41+ digits and plain numbers are not references.
+of 7 to 40 hex digits (with at least one digit and one letter, or written as `commit 1234567`). Where
+the AGENTS.md sentence that turns the rule on speaks of issues ("link the issue or PR it covers"),
+`issue 828` and issue URLs (`.../issues/828`) are accepted too. `#` alone, `GH828`, hex runs of 6 or
+41+ digits and plain numbers are never references.
 
-Which new tests count as regression tests is the option `regression`:
-`all-new-tests` (the default) takes every new test; `fix-prs` takes every new test of a PR whose
-title, description or labels say it fixes something; `marked` takes tests whose name, docstring or
-pytest mark says regression, guard or bug. The message proposes a docstring naming the current PR
-when its number is known.
+Which new tests are regression tests is the option `regression`. The default, `evidence`, decides
+from what the test and the PR say:
+
+- the test's own words: a regression word (regression, bug, fix, guard, crash, reproduce, "no longer",
+  an issue number) in its name, docstring, pytest marks, the comments above and inside it, or the
+  docstring of its class or module makes it a regression test. Words in another sense do not count:
+  a linear regression, a fixed seed, crash recovery, a type guard, "fix typo".
+- a fix PR: a fix word in the PR title, description (unticked template boxes aside), labels or branch
+  name; in `bot check` given no `--pr-title` or `--pr-body-file`, in the messages of the commits
+  base..head. In a fix PR a test is a regression test when its words describe changed behaviour
+  ("again", "instead of", "used to", "stops raising"), or when the PR adds at most 3 new tests and
+  this one sits where the fix is: its file imports or is named after a module the PR changes, or its
+  name shares a word with the PR title. A title that says it adds regression tests makes all its new
+  tests regression tests.
+
+Each such test that names nothing is an error, and the message says what made it a regression test.
+The other new tests that name nothing get one notice for the whole PR, however many they are.
+`all-new-tests` takes every new test for a regression test (an error each); `fix-prs` every new test
+of a PR whose title, description or labels say it fixes something; `marked` the tests whose name,
+docstring or pytest mark says regression, guard or bug. The message proposes a docstring naming the
+current PR when its number is known: `Guards PR #828: ...` before the test's own first line, or the
+reference added at the end when that line already says what the test guards.
 
 It is on where an AGENTS.md says regression tests must name the PR or commit they guard, or where
 `.github/bot.yml` enables it. `# bot: ignore[AGT001] reason` on the test waives it for that test.
 
 ## Why is this bad?
 A regression test that does not say what it guards loses its reason to exist: the next person who
-finds it failing cannot look up the fix it protects, and may "fix" the test instead of the code.
+finds it failing cannot look up the fix it protects, and may "fix" the test instead of the code. A
+feature test is not a regression test, and an error on each of them would bury the one that is.
 
 ## Example
 ```python
-def test_micro_steps_floor():
-    """Micro-step targets round down."""
+def test_micro_steps_no_longer_round_up():
+    """Micro-step targets round down: 300 at 8 per update give 37 updates."""
     assert derive(300, 8) == 37
 ```
 
 ## Use instead
 ```python
-def test_micro_steps_floor():
-    """Guards PR #828: micro-step targets round down, as the legacy trainer applied them."""
+def test_micro_steps_no_longer_round_up():
+    """Guards PR #828: micro-step targets round down: 300 at 8 per update give 37 updates."""
     assert derive(300, 8) == 37
 ```
 '''

@@ -11,6 +11,8 @@ from bot.models import PullRequest
 from rules.regression_reference import is_fix_pr, names_reference
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
+ALL_NEW_TESTS = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -67,8 +69,10 @@ def test_rejected_reference_forms(docstring):
     assert not names_reference(docstring)
 
 
-UNREFERENCED = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
-REFERENCED = 'def test_new():\n    """Guards PR #12: checks a thing."""\n    assert 1 + 1 == 2\n'
+UNREFERENCED = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
+REFERENCED = (
+    'def test_new():\n    """Guards PR #12: checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
+)
 OLD_TESTS = 'def test_old():\n    """No reference here."""\n    assert 1\n'
 
 CASES = [
@@ -156,7 +160,8 @@ class Helper:
 
 
 def test_every_test_style_is_found(make_repo):
-    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_styles.py": TEST_STYLES})
+    base = {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": ALL_NEW_TESTS}
+    report = review_change(make_repo, base, {"tests/test_styles.py": TEST_STYLES})
     found = sorted(f.message.split("`")[1] for f in report.findings)
     assert found == [
         "Cases.test_case",
@@ -174,16 +179,19 @@ def test_message_proposes_docstring_with_pr_number(make_repo):
         make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": UNREFERENCED}, PullRequest(number=828)
     )
     (f,) = report.findings
-    assert '`"""Guards PR #828: checks a thing."""`' in f.message
+    assert '`"""Guards PR #828: checks a thing no longer overflows."""`' in f.message
+    assert 'it looks like a regression test (its docstring says "no longer")' in f.message
     assert (f.path, f.line) == ("tests/test_a.py", 1)
 
 
 def test_message_without_pr_number_and_docstring(make_repo):
     report = review_change(
-        make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": "def test_x():\n    assert f()\n"}
+        make_repo,
+        {"AGENTS.md": AGENTS_AGT001},
+        {"tests/test_a.py": "def test_x_regression():\n    assert f()\n"},
     )
     (f,) = report.findings
-    assert "has no docstring" in f.message and "PR #<number>" in f.message
+    assert "`test_x_regression` has no docstring" in f.message and "PR #<number>" in f.message
 
 
 def _config(mode: str) -> str:
@@ -202,6 +210,7 @@ MARKED = (
     "mode, pr, expected",
     [
         ("all-new-tests", None, 4),
+        ("evidence", None, 3),  # test_plain says nothing: the one notice, not an error
         ("marked", None, 3),
         ("fix-prs", PullRequest(title="Add tokenizer"), 0),
         ("fix-prs", PullRequest(title="Fix tokenizer overflow"), 4),
@@ -212,7 +221,9 @@ MARKED = (
 def test_regression_modes(make_repo, mode, pr, expected):
     base = {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": _config(mode)}
     report = review_change(make_repo, base, {"tests/test_a.py": MARKED}, pr)
-    assert codes(report) == ["AGT001"] * expected
+    errors = [f for f in report.findings if f.severity == "error"]
+    assert codes(report) == ["AGT001"] * (expected + (mode == "evidence"))
+    assert len(errors) == expected
 
 
 def test_unknown_mode_is_reported_and_default_used(make_repo):
