@@ -171,7 +171,8 @@ def _proposal(test: TestFunction, pr: int | None) -> str:
         # "Guards against X" already says what it guards: only the reference is missing.
         return f'add `({ref})`: `"""{first[0].upper()}{first[1:]} ({ref})."""`'
     first = first[0].lower() + first[1:] if first[:1].isupper() and first[1:2].islower() else first
-    return f'`"""Guards {ref}: {first}."""`'
+    end = "" if first.endswith("...") else "."
+    return f'`"""Guards {ref}: {first}{end}"""`'
 
 
 def _reason(tf: TestFile, test: TestFunction, pr: PullRequest, few: bool, changed: list[str]) -> str | None:
