@@ -143,14 +143,16 @@ def _marks(tf: TestFile, test: TestFunction) -> str:
 
 
 def own_cues(tf: TestFile, test: TestFunction) -> list[Cue]:
-    """Evidence in the test's own text and in the docstrings of the class and module around it."""
+    """Evidence in the test's own text.
+
+    The docstring of its class or module covers it with a reference, but is not evidence that it is a
+    regression test: "Guards the release gate" above forty feature tests says nothing of each.
+    """
     sources = [
         (_name_text(test.name), "its name"),
         (test.docstring or "", "its docstring"),
         (_marks(tf, test), "its mark"),
         ("\n".join(comments(tf, test)), "its comment"),
-        *((doc, "its class docstring") for doc in test.scope_docs),
-        (tf.docstring or "", "the module docstring"),
     ]
     return [cue for text, where in sources if text for cue in _cues(text, where)]
 

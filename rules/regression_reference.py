@@ -17,9 +17,10 @@ Which new tests are regression tests is the option `regression`. The default, `e
 from what the test and the PR say:
 
 - the test's own words: a regression word (regression, bug, fix, guard, crash, reproduce, "no longer",
-  an issue number) in its name, docstring, pytest marks, the comments above and inside it, or the
-  docstring of its class or module makes it a regression test. Words in another sense do not count:
-  a linear regression, a fixed seed, crash recovery, a type guard, "fix typo".
+  an issue number) in its name, docstring, pytest marks, or the comments above and inside it makes it
+  a regression test (a class or module docstring covers its tests with a reference, but its words are
+  not evidence about each test). Words in another sense do not count: a linear regression, a fixed
+  seed, crash recovery, a type guard, "fix typo".
 - a fix PR: a fix word in the PR title, description (unticked template boxes aside), labels or branch
   name; in `bot check` given no `--pr-title` or `--pr-body-file`, in the messages of the commits
   base..head. In a fix PR a test is a regression test when its words describe changed behaviour
