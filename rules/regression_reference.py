@@ -32,8 +32,8 @@ from what the test and the PR say:
 Each such test that names nothing is an error, and the message says what made it a regression test.
 The other new tests that name nothing get one notice for the whole PR, however many they are.
 `all-new-tests` takes every new test for a regression test (an error each); `fix-prs` every new test
-of a PR whose title, description or labels say it fixes something; `marked` the tests whose name,
-docstring or pytest mark says regression, guard or bug. The message proposes a docstring naming the
+of a PR whose title, description, labels or (locally) commit messages say it fixes something;
+`marked` the tests whose name, docstring or pytest mark says regression, guard or bug. The message proposes a docstring naming the
 current PR when its number is known: `Guards PR #828: ...` before the test's own first line, or the
 reference added at the end when that line already says what the test guards.
 
@@ -140,8 +140,8 @@ def accepts_issues(sentence: str | None) -> bool:
 
 
 def is_fix_pr(pr: PullRequest) -> bool:
-    """Whether the PR's title, description or labels say it fixes something."""
-    return any(_FIX_WORDS.search(text) for text in (pr.title, pr.body, *pr.labels))
+    """Whether the PR's title, description, labels or (locally) commit messages say it fixes something."""
+    return any(_FIX_WORDS.search(text) for text in (pr.title, pr.body, *pr.labels, *pr.commits))
 
 
 def is_marked(test: TestFunction) -> bool:

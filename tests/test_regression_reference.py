@@ -241,6 +241,7 @@ def test_unknown_mode_is_reported_and_default_used(make_repo):
         (PullRequest(body="This reverts the tokenizer change."), False),
         (PullRequest(labels=("regression",)), True),
         (PullRequest(), False),
+        (PullRequest(commits=("Add a thing", "fix: overflow")), True),
     ],
 )
 def test_fix_pr_detection(pr, fix):
