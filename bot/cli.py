@@ -23,7 +23,11 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--base", help="base ref (default: the remote's default branch, else main)")
     p.add_argument("--head", default="HEAD", help="head ref (default: HEAD)")
     _output_args(p)
-    p.add_argument("--pr-title", default="", help="pull request title, for rules that read it")
+    p.add_argument(
+        "--pr-title",
+        default="",
+        help="pull request title, for rules that read it (without it or --pr-body-file, the commit messages)",
+    )
     p.add_argument("--pr-body-file", type=Path, help="file holding the pull request description")
     p.add_argument("--pr-number", type=int, help="pull request number, for messages that name it")
     p.add_argument(

@@ -78,7 +78,10 @@ def build_repo(folder: Path, dest: Path) -> Path:
             (repo / rel).unlink(missing_ok=True)
         (repo / ".removed").unlink()
     _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", read_pr(folder).title or "pull request")
+    # The commit carries the PR's title and description, as a squash merge does: `bot check` on the built
+    # repository, given no title, reads the same evidence from it.
+    pr = read_pr(folder)
+    _git(repo, "commit", "-q", "-m", pr.title or "pull request", *(["-m", pr.body] if pr.body else []))
     return repo
 
 

@@ -9,6 +9,9 @@ from bot.diff import DiffError, parse_diff
 from bot.models import ChangeSet, PullRequest
 
 _GIT_TIMEOUT = 120
+# Commit messages are evidence for rules, not content to review: a bounded sample is enough.
+MAX_COMMITS = 200
+MAX_COMMIT_TEXT = 64 * 1024
 
 
 class SourceError(Exception):
@@ -123,13 +126,36 @@ def current_branch(repo: Path, ref: str) -> str | None:
     return name if proc.returncode == 0 and name and name != "HEAD" else None
 
 
+def commit_messages(repo: Path, base: str, head: str) -> tuple[str, ...]:
+    """The messages of the commits base..head, newest first, capped in number and total size."""
+    proc = _git(repo, "log", f"--max-count={MAX_COMMITS}", "--format=%B%x00", f"{base}..{head}", check=False)
+    if proc.returncode != 0:
+        return ()
+    out: list[str] = []
+    room = MAX_COMMIT_TEXT
+    for raw in proc.stdout.split(b"\0"):
+        message = raw.decode("utf-8", "replace").strip()
+        if not message:
+            continue
+        out.append(message[:room])
+        room -= len(out[-1])
+        if room <= 0:
+            break
+    return tuple(out)
+
+
 def load_changeset(
     repo: str | Path,
     base: str | None = None,
     head: str = "HEAD",
     pr: PullRequest | None = None,
+    commits: bool = True,
 ) -> ChangeSet:
-    """The changes from the merge-base of base and head to head, as a pull request would show them."""
+    """The changes from the merge-base of base and head to head, as a pull request would show them.
+
+    Without a PR title or description (plain `bot check`), and unless commits is False, the commit
+    messages of base..head are kept on the PullRequest: they are what a local user has written.
+    """
     top = open_repo(repo)
     base_ref = base or default_base(top)
     head_sha = resolve(top, head)
@@ -148,4 +174,6 @@ def load_changeset(
     # target is known only when the caller says so (`bot check --base-branch`).
     if info.head_ref is None:
         info = info.model_copy(update={"head_ref": current_branch(top, head)})
+    if commits and not (info.title or info.body or info.commits):
+        info = info.model_copy(update={"commits": commit_messages(top, merge_base, head_sha)})
     return ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=GitReader(top))

@@ -123,6 +123,8 @@ class PullRequest(Frozen):
     labels: tuple[str, ...] = ()
     draft: bool = False
     url: str | None = None
+    # Local mode without a title or description: the messages of the commits base..head stand in for them.
+    commits: tuple[str, ...] = ()
 
 
 class ChangeSet(BaseModel):

@@ -111,7 +111,8 @@ def load_pull(
             reader=reader if reader is not None else ApiReader(client),
             files_unlisted=unlisted,
         )
-    local = load_changeset(top, base=info.base_sha, head=info.head_sha, pr=pr)
+    # The API path has no commit messages: the checkout must not give the review other evidence.
+    local = load_changeset(top, base=info.base_sha, head=info.head_sha, pr=pr, commits=False)
     by_path = {f.path: f for f in local.files}
     filled = [by_path.get(f.path, f) if f.patch_missing else f for f in files]
     listed = {f.path for f in files}

@@ -3,37 +3,59 @@
 ## What it does
 Looks at every test the change adds (pytest functions, methods of `Test*` classes and `unittest.TestCase`
 subclasses, nested test classes, sync or async, parametrized or not) and reports the regression tests
-whose docstring names neither a pull request nor a commit. A test moved to another file, renamed, or
-whose `def` line was edited is not new; fixtures, `conftest.py` and helper modules hold no tests.
+that name neither a pull request nor a commit, in their own docstring or in the docstring of a class
+around them or of their module. A test moved to another file, renamed, or whose `def` line was edited
+is not new; fixtures, `conftest.py` and helper modules hold no tests.
 Accepted references: `#828`, `PR #828`, `PR 828`, `pull request 828`, `GH-828`, `owner/repo#828`, a
 pull-request or commit URL (`https://github.com/o/r/pull/828`, `.../commit/1a2b3c4`), and a commit id
-of 7 to 40 hex digits (with at least one digit and one letter, or written as `commit 1234567`). Issue
-URLs, `#` alone, `GH828`, hex runs of 6 or 41+ digits and plain numbers are not references.
+of 7 to 40 hex digits (with at least one digit and one letter, or written as `commit 1234567`). Where
+the AGENTS.md sentence that turns the rule on speaks of issues ("link the issue or PR it covers"),
+`issue 828` and issue URLs (`.../issues/828`) are accepted too. `#` alone, `GH828`, hex runs of 6 or
+41+ digits and plain numbers are never references.
 
-Which new tests count as regression tests is the option `regression`:
-`all-new-tests` (the default) takes every new test; `fix-prs` takes every new test of a PR whose
-title, description or labels say it fixes something; `marked` takes tests whose name, docstring or
-pytest mark says regression, guard or bug. The message proposes a docstring naming the current PR
-when its number is known.
+Which new tests are regression tests is the option `regression`. The default, `evidence`, decides
+from what the test and the PR say:
+
+- the test's own words: a regression word (regression, bug, fix, guard, crash, reproduce, "no longer",
+  an issue number) in its name, docstring, pytest marks, or the comments above and inside it makes it
+  a regression test (a class or module docstring covers its tests with a reference, but its words are
+  not evidence about each test). Words in another sense do not count: a linear regression, a fixed
+  seed, crash recovery, a type guard, "fix typo".
+- a fix PR: a fix word in the PR title, description (unticked template boxes aside), labels or branch
+  name; in `bot check` given no `--pr-title` or `--pr-body-file`, in the messages of the commits
+  base..head. In a fix PR a test is a regression test when its words describe changed behaviour
+  ("again", "instead of", "used to", "stops raising"), or when the PR adds at most 3 new tests and
+  this one sits where the fix is: its file imports or is named after a module the PR changes, or its
+  name shares a word with the PR title. A title that says it adds regression tests makes all its new
+  tests regression tests.
+
+Each such test that names nothing is an error, and the message says what made it a regression test.
+The other new tests that name nothing get one notice for the whole PR, however many they are.
+`all-new-tests` takes every new test for a regression test (an error each); `fix-prs` every new test
+of a PR whose title, description, labels or (locally) commit messages say it fixes something;
+`marked` the tests whose name, docstring or pytest mark says regression, guard or bug. The message
+proposes a docstring naming the current PR when its number is known: `Guards PR #828: ...` before the
+test's own first line, or the reference added at the end when that line already says what it guards.
 
 It is on where an AGENTS.md says regression tests must name the PR or commit they guard, or where
 `.github/bot.yml` enables it. `# bot: ignore[AGT001] reason` on the test waives it for that test.
 
 ## Why is this bad?
 A regression test that does not say what it guards loses its reason to exist: the next person who
-finds it failing cannot look up the fix it protects, and may "fix" the test instead of the code.
+finds it failing cannot look up the fix it protects, and may "fix" the test instead of the code. A
+feature test is not a regression test, and an error on each of them would bury the one that is.
 
 ## Example
 ```python
-def test_micro_steps_floor():
-    """Micro-step targets round down."""
+def test_micro_steps_no_longer_round_up():
+    """Micro-step targets round down: 300 at 8 per update give 37 updates."""
     assert derive(300, 8) == 37
 ```
 
 ## Use instead
 ```python
-def test_micro_steps_floor():
-    """Guards PR #828: micro-step targets round down, as the legacy trainer applied them."""
+def test_micro_steps_no_longer_round_up():
+    """Guards PR #828: micro-step targets round down: 300 at 8 per update give 37 updates."""
     assert derive(300, 8) == 37
 ```
 '''
@@ -44,11 +66,20 @@ import re
 from collections.abc import Iterator
 
 from bot.config import CONFIG_PATH
-from bot.models import Finding, PullRequest, Severity
+from bot.models import FileStatus, Finding, PullRequest, Severity
 from rules.base import Context, Rule
-from rules.testfiles import TestFunction, touched_tests
+from rules.regression_evidence import (
+    FEW,
+    adds_regression_tests,
+    changed_module,
+    own_cues,
+    pr_cues,
+    shared_words,
+)
+from rules.testfiles import TestFile, TestFunction, Touched, is_test_path, touched_tests
+from rules.waivers import markers
 
-MODES = ("all-new-tests", "fix-prs", "marked")
+MODES = ("evidence", "all-new-tests", "fix-prs", "marked")
 
 _HEX = r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}"
 _REFERENCE = re.compile(
@@ -66,6 +97,10 @@ _REFERENCE = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE,
 )
+# Accepted too where the AGENTS.md sentence speaks of issues: an issue URL (GitHub's or GitLab's) or
+# "issue 12" ("issue #12", "#12" and "GH-12" are references anyway).
+_ISSUE_REFERENCE = re.compile(r"https?://[^\s/]+/\S+?/issues/\d+\b|\bissue\s*#?\s*\d+\b", re.IGNORECASE)
+_SPEAKS_OF_ISSUES = re.compile(r"\bissues?\b", re.IGNORECASE)
 # AGENTS.md wording: a test, a verb of naming, and the PR or commit named (an issue is not enough:
 # issue links are not accepted references).
 _TEST = r"(?:regression\s+)?tests?\b"
@@ -82,16 +117,31 @@ _IN_DOCSTRING = (
 _GUARDED = r"\b" + _TEST + r".*\b(?:guard|protect|cover)(?:s|ed|ing)?\b"
 _FIX_WORDS = re.compile(r"\b(?:fix(?:e[sd])?|fixing|bug(?:fix)?s?|hotfix(?:es)?|regressions?|revert)\b", re.I)
 _MARK_WORDS = re.compile(r"(?:^|[\W_])(?:regress\w*|guard\w*|bugs?|bugfix\w*)(?=$|[\W_])", re.I)
+# A docstring opening that already says what the test guards: the reference is added, not prefixed.
+_SAYS_WHAT_IT_GUARDS = re.compile(
+    r"(?:guard(?:s|ing)?|protects?|prevents?|regression(?:\s+test)?\s+(?:for|of|from|against|in)|"
+    r"reproduces?|reproducer\s+for|(?:tests?|checks?)\s+(?:the\s+)?fix)\b",
+    re.IGNORECASE,
+)
 
 
-def names_reference(docstring: str | None) -> bool:
-    """Whether a docstring names a PR or a commit."""
-    return bool(docstring) and _REFERENCE.search(docstring or "") is not None
+def names_reference(docstring: str | None, issues: bool = False) -> bool:
+    """Whether a docstring names a PR or a commit (or, with issues, an issue)."""
+    if not docstring:
+        return False
+    return _REFERENCE.search(docstring) is not None or (
+        issues and _ISSUE_REFERENCE.search(docstring) is not None
+    )
+
+
+def accepts_issues(sentence: str | None) -> bool:
+    """Whether the AGENTS.md sentence that turns the rule on accepts an issue as the reference."""
+    return bool(sentence) and _SPEAKS_OF_ISSUES.search(sentence or "") is not None
 
 
 def is_fix_pr(pr: PullRequest) -> bool:
-    """Whether the PR's title, description or labels say it fixes something."""
-    return any(_FIX_WORDS.search(text) for text in (pr.title, pr.body, *pr.labels))
+    """Whether the PR's title, description, labels or (locally) commit messages say it fixes something."""
+    return any(_FIX_WORDS.search(text) for text in (pr.title, pr.body, *pr.labels, *pr.commits))
 
 
 def is_marked(test: TestFunction) -> bool:
@@ -100,12 +150,122 @@ def is_marked(test: TestFunction) -> bool:
     return any(_MARK_WORDS.search(text) for text in (test.name, test.docstring or "", marks))
 
 
+def _covered(tf: TestFile, test: TestFunction, issues: bool) -> bool:
+    """Whether the test, its class or its module names what it guards."""
+    return any(names_reference(doc, issues) for doc in (test.docstring, *test.scope_docs, tf.docstring))
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
+
+
 def _proposal(test: TestFunction, pr: int | None) -> str:
-    first = (test.docstring or "").strip().splitlines()[0] if test.docstring else ""
-    first = first.rstrip(".")[:80] or "what it protects"
-    first = first[0].lower() + first[1:] if first[:1].isupper() and first[1:2].islower() else first
+    """A docstring naming the PR, built from the test's own first line so that it reads as one sentence."""
     ref = f"PR #{pr}" if pr else "PR #<number>"
-    return f'"""Guards {ref}: {first}."""'
+    first = (test.docstring or "").strip().splitlines()[0].strip() if test.docstring else ""
+    first = _shorten(first.rstrip(".:;, "))
+    if not first:
+        return f'`"""Guards {ref}: what it protects."""`'
+    if _SAYS_WHAT_IT_GUARDS.match(first):
+        # "Guards against X" already says what it guards: only the reference is missing.
+        return f'add `({ref})`: `"""{first[0].upper()}{first[1:]} ({ref})."""`'
+    first = first[0].lower() + first[1:] if first[:1].isupper() and first[1:2].islower() else first
+    end = "" if first.endswith("...") else "."
+    return f'`"""Guards {ref}: {first}{end}"""`'
+
+
+def _reason(tf: TestFile, test: TestFunction, pr: PullRequest, few: bool, changed: list[str]) -> str | None:
+    """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so."""
+    own = own_cues(tf, test)
+    strong = next((c for c in own if c.strong), None)
+    if strong is not None:
+        return str(strong)
+    if adds_regression_tests(pr):
+        return "the PR title says it adds regression tests"
+    fix = next(iter(pr_cues(pr)), None)
+    if fix is None:
+        return None
+    if own:
+        return f"{own[0]}, and {fix}"
+    if not few:
+        return None
+    module = changed_module(tf, changed)
+    if module is not None:
+        return f"{fix}, and it tests `{module}`, which the PR changes"
+    shared = sorted(shared_words(pr, test))
+    if shared:
+        return f'{fix}, and its name shares "{shared[0]}" with the PR title'
+    return None
+
+
+def _regression_tests(
+    ctx: Context, mode: str, tests: list[Touched], new: int
+) -> Iterator[tuple[Touched, str | None]]:
+    """Which of the unnamed new tests the mode takes for regression tests, and on what evidence.
+
+    new is how many tests the change adds in all: a fix PR's tests count by position only when few.
+    """
+    pr = ctx.changeset.pr
+    if mode == "fix-prs" and not is_fix_pr(pr):
+        return
+    if mode != "evidence":
+        yield from ((t, None) for t in tests if mode != "marked" or is_marked(t[1]))
+        return
+    changed = [
+        f.path for f in ctx.changeset.files if f.status is not FileStatus.REMOVED and not is_test_path(f.path)
+    ]
+    few = new <= FEW
+    for tf, test in tests:
+        reason = _reason(tf, test, pr, few, changed)
+        if reason is not None:
+            yield (tf, test), reason
+
+
+def _waived(ctx: Context) -> set[tuple[str, str]]:
+    return {
+        (m.path, m.test.qualname)
+        for m in markers(ctx.review)
+        if m.test is not None and m.reason and ctx.rule.code in m.codes
+    }
+
+
+def _named(issues: bool) -> str:
+    return f"{'issue, ' if issues else ''}PR or commit"
+
+
+def _lacks(test: TestFunction) -> str:
+    return "has no docstring" if not test.docstring else "has a docstring that names no PR or commit"
+
+
+def _listing(tests: list[Touched], shown: int = 3) -> str:
+    names = [f"`{t.qualname}`" for _, t in tests[:shown]]
+    if len(tests) > shown:
+        return f"{', '.join(names)} and {len(tests) - shown} more"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _notice(ctx: Context, rest: list[Touched], issues: bool) -> Finding:
+    """One finding for all the new tests that name nothing and that nothing marks as regression tests."""
+    named = _named(issues)
+    if len(rest) == 1:
+        text = f"New test {_listing(rest)} {_lacks(rest[0][1])}; if it guards a fix"
+    else:
+        text = f"{len(rest)} new tests ({_listing(rest)}) name no {named}; if one guards a fix"
+    example = _proposal(rest[0][1], ctx.changeset.pr.number)
+    text += f", name the {named} in its docstring, e.g. {example}."
+    # A lone test gets the notice on its line, where an annotation (and a waiver) can reach it.
+    tf, test = rest[0]
+    lone = len(rest) == 1
+    finding = ctx.finding(
+        text,
+        path=tf.path if lone else None,
+        line=test.line if lone else None,
+        statement=ctx.statement_for(tf.path),
+    )
+    # Not knowing whether a test guards a fix is worth a note, never a failing check, whatever the config.
+    return finding.model_copy(update={"severity": Severity.NOTICE})
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -116,23 +276,38 @@ def check(ctx: Context) -> Iterator[Finding]:
             f"got `{str(mode)[:40]}`, so `{MODES[0]}` is used."
         )
         mode = MODES[0]
-    pr = ctx.changeset.pr
     errors, tests = touched_tests(ctx, new_only=True)
     yield from errors
-    if mode == "fix-prs" and not is_fix_pr(pr):
-        return
-    for tf, test in tests:
-        if mode == "marked" and not is_marked(test):
+    issues = {}
+    for tf, _ in tests:
+        statement = ctx.statement_for(tf.path)
+        issues[tf.path] = accepts_issues(statement.text if statement else None)
+    unnamed = [(tf, t) for tf, t in tests if not _covered(tf, t, issues[tf.path])]
+    judged = dict(
+        ((tf.path, t.qualname), reason)
+        for (tf, t), reason in _regression_tests(ctx, mode, unnamed, len(tests))
+    )
+    number = ctx.changeset.pr.number
+    for tf, test in unnamed:
+        key = (tf.path, test.qualname)
+        if key not in judged:
             continue
-        if names_reference(test.docstring):
-            continue
-        what = "has no docstring" if not test.docstring else "has a docstring that names no PR or commit"
+        why = f"it looks like a regression test ({judged[key]}), so " if judged[key] else ""
         yield ctx.finding(
-            f"New test `{test.qualname}` {what}; name the PR or commit it guards, "
-            f"e.g. `{_proposal(test, pr.number)}`.",
+            f"New test `{test.qualname}` {_lacks(test)}; {why}name the {_named(issues[tf.path])} it guards, "
+            f"e.g. {_proposal(test, number)}.",
             path=tf.path,
             line=test.line,
         )
+    if mode == "evidence":
+        waived = _waived(ctx)
+        rest = [
+            (tf, t)
+            for tf, t in unnamed
+            if (tf.path, t.qualname) not in judged and (tf.path, t.qualname) not in waived
+        ]
+        if rest:
+            yield _notice(ctx, rest, issues[rest[0][0].path])
 
 
 RULE = Rule(

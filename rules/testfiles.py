@@ -38,6 +38,7 @@ class TestFunction:
     changed: bool  # any line of the function (decorators included) is new in this change
     start_line: int = 0  # first decorator, or the comment block right above the test
     decorators: tuple[str, ...] = ()  # dotted names of the decorators, e.g. "pytest.mark.parametrize"
+    scope_docs: tuple[str, ...] = ()  # docstrings of the enclosing classes, outermost first
     node: ast.FunctionDef | ast.AsyncFunctionDef | None = field(default=None, compare=False, repr=False)
 
     def covers(self, line: int) -> bool:
@@ -51,6 +52,7 @@ class TestFile:
     error: str | None = None  # why the file could not be parsed
     error_line: int | None = None
     text: str = field(default="", compare=False, repr=False)
+    docstring: str | None = None  # the module's
     # The parsed module, for rules that follow a test into the helpers it calls.
     module: ast.Module | None = field(default=None, compare=False, repr=False)
 
@@ -134,7 +136,7 @@ class _Collector:
         self.known: set[str] = set()
         self.found: list[TestFunction] = []
 
-    def test(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str) -> None:
+    def test(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, docs: tuple[str, ...]) -> None:
         end = node.end_lineno or node.lineno
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         self.found.append(
@@ -149,21 +151,23 @@ class _Collector:
                 changed=any(n in self.added for n in range(first, end + 1)),
                 start_line=_leading_comments(self.lines, first),
                 decorators=tuple(dotted(d) for d in node.decorator_list),
+                scope_docs=docs,
                 node=node,
             )
         )
 
-    def walk(self, body: list[ast.stmt], prefix: str, in_class: bool) -> None:
+    def walk(self, body: list[ast.stmt], prefix: str, in_class: bool, docs: tuple[str, ...] = ()) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not node.name.startswith("test") or _is_fixture(node):
                     continue
                 if in_class or not (prefix or self.unittest_only):
-                    self.test(node, prefix)
+                    self.test(node, prefix, docs)
             elif isinstance(node, ast.ClassDef):
                 if _is_test_class(node, self.known, self.unittest_only and not in_class):
                     self.known.add(node.name)
-                    self.walk(node.body, f"{prefix}{node.name}.", True)
+                    doc = ast.get_docstring(node)
+                    self.walk(node.body, f"{prefix}{node.name}.", True, (*docs, doc) if doc else docs)
             elif not prefix and isinstance(node, (ast.If, ast.Try, ast.With)):
                 for block in ("body", "orelse", "finalbody"):
                     self.walk(getattr(node, block, []), prefix, in_class)
@@ -185,7 +189,9 @@ def parse_tests(path: str, text: str, added: frozenset[int]) -> TestFile:
         collector.walk(tree.body, "", False)
     except RecursionError:
         return TestFile(path=path, tests=(), error="file is too deeply nested to analyse")
-    return TestFile(path=path, tests=tuple(collector.found), text=text, module=tree)
+    return TestFile(
+        path=path, tests=tuple(collector.found), text=text, docstring=ast.get_docstring(tree), module=tree
+    )
 
 
 def _parse_change(review: Review, f: FileChange) -> TestFile:

@@ -22,7 +22,7 @@ from tests.test_fork import READ_ONLY, WRITES
 from tests.test_publish import mine
 
 TOKEN = "ghs_actiontoken0123456789"
-TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
+TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
 PATCH = "@@ -0,0 +1,3 @@\n" + "".join(f"+{line}\n" for line in TEST.splitlines())
 
 

@@ -133,7 +133,7 @@ def test_fail_level_none_passes(tmp_path):
 def test_hostile_file_name_cannot_issue_commands(tmp_path, make_repo):
     agents = "# Rules\n\n- Regression tests must name the PR they guard in the docstring.\n"
     name = "tests/test_x,y::warning file=evil::pwn%0A.py"
-    body = 'def test_new():\n    """::error::injected\n    ::add-mask::abc"""\n'
+    body = 'def test_regression():\n    """::error::injected\n    ::add-mask::abc"""\n'
     repo = make_repo({"AGENTS.md": agents}, {name: body})
     run = _run(tmp_path, repo.path)
     (ann,) = run.commands

@@ -8,7 +8,7 @@ from rules.agents import Recogniser, read_file, sentences
 from rules.catalog import REGISTRY
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
-NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert f() == 2\n'
+NEW_TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert f() == 2\n'
 RECOGNISER = Recogniser.of(REGISTRY.values())
 
 

@@ -7,7 +7,7 @@ from bot.cli import main
 from tests.helpers import AGENTS_AGT001
 
 ROOT = Path(__file__).resolve().parent.parent
-NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
+NEW_TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
 
 
 def test_example_shows_mobile300_numbers(capsys):

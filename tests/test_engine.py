@@ -5,7 +5,7 @@ from bot.models import Severity
 from bot.render import render_comment
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
-NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
+NEW_TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
 
 
 def test_clean_change_is_ready(make_repo):

@@ -23,7 +23,7 @@ from tests.test_publish import mine
 
 TOKEN = "ghs_forksafe0123456789"
 BASE = {"AGENTS.md": AGENTS_AGT001, "a.py": "1\n"}
-HEAD = {"tests/test_new.py": 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'}
+HEAD = {"tests/test_new.py": 'def test_new():\n    """Checks a bug fix."""\n    assert 1 + 1 == 2\n'}
 READ_ONLY = (403, ghapi.error("Resource not accessible by integration"), {})
 WRITES = [
     ("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),

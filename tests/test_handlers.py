@@ -14,7 +14,7 @@ from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001
 from tests.test_publish import NEEDS_WORK_READS, READY, mine
 
-NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
+NEW_TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
 COMMENT_ID = 492700400  # the id in GitHub's example delivery
 PERMISSION = ("GET", "/repos/octo/repo/collaborators/{}/permission")
 
@@ -252,7 +252,7 @@ def test_review_event_without_checkout_reads_config_from_the_api(gh, setup):
 
 
 def test_comment_waivers_and_in_code_waivers_coexist(gh, setup):
-    waived = "def test_other():  # bot: ignore[AGT001] exercised by the nightly job\n    assert True\n"
+    waived = "def test_regression():  # bot: ignore[AGT001] exercised by the nightly job\n    assert True\n"
     r, st = setup(head={"tests/test_a.py": NEW_TEST, "tests/test_b.py": waived})
     comment(gh, r, st, "@bot waive AGT001 intended", "bob")
     ctx = Context(client=github_client(gh), checkout=r.path)

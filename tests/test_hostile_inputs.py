@@ -26,7 +26,8 @@ AGENTS = (
     "- Regression tests must name the PR or commit they guard in the docstring.\n"
     "- No tautological tests.\n"
 )
-ORDINARY = {"tests/test_ok.py": "def test_ok():\n    assert compute() == 3\n"}
+# A regression test by its own words (AGT001 fires on it whatever else is in the change).
+ORDINARY = {"tests/test_ok.py": "def test_ok():\n    # used to crash\n    assert compute() == 3\n"}
 PROFILE = "target_examples = 300\nbatch_size = 8\n"
 # A YAML "billion laughs": nine levels of nine aliases each; expanded, it would hold 9**9 strings.
 ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(

@@ -15,7 +15,7 @@ from tests import ghapi
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001
 
-NEW_TEST = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
+NEW_TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
 READY = ["status:ready", "review:pending"]
 
 # Requests of a review of a one-page PR with a checkout: pull, files, viewer, comments, reviews, pull again.

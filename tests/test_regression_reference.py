@@ -8,8 +8,10 @@ import pytest
 from bot.engine import review
 from bot.examples import materialize
 from bot.models import PullRequest
-from rules.regression_reference import is_fix_pr, names_reference
+from rules.regression_reference import accepts_issues, is_fix_pr, names_reference
 from tests.helpers import AGENTS_AGT001, codes, review_change
+
+ALL_NEW_TESTS = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,8 +69,10 @@ def test_rejected_reference_forms(docstring):
     assert not names_reference(docstring)
 
 
-UNREFERENCED = 'def test_new():\n    """Checks a thing."""\n    assert 1 + 1 == 2\n'
-REFERENCED = 'def test_new():\n    """Guards PR #12: checks a thing."""\n    assert 1 + 1 == 2\n'
+UNREFERENCED = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
+REFERENCED = (
+    'def test_new():\n    """Guards PR #12: checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
+)
 OLD_TESTS = 'def test_old():\n    """No reference here."""\n    assert 1\n'
 
 F312 = 'X = f"{d["a"]}"\n'
@@ -160,7 +164,8 @@ class Helper:
 
 
 def test_every_test_style_is_found(make_repo):
-    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_styles.py": TEST_STYLES})
+    base = {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": ALL_NEW_TESTS}
+    report = review_change(make_repo, base, {"tests/test_styles.py": TEST_STYLES})
     found = sorted(f.message.split("`")[1] for f in report.findings)
     assert found == [
         "Cases.test_case",
@@ -178,16 +183,19 @@ def test_message_proposes_docstring_with_pr_number(make_repo):
         make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": UNREFERENCED}, PullRequest(number=828)
     )
     (f,) = report.findings
-    assert '`"""Guards PR #828: checks a thing."""`' in f.message
+    assert '`"""Guards PR #828: checks a thing no longer overflows."""`' in f.message
+    assert 'it looks like a regression test (its docstring says "no longer")' in f.message
     assert (f.path, f.line) == ("tests/test_a.py", 1)
 
 
 def test_message_without_pr_number_and_docstring(make_repo):
     report = review_change(
-        make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": "def test_x():\n    assert f()\n"}
+        make_repo,
+        {"AGENTS.md": AGENTS_AGT001},
+        {"tests/test_a.py": "def test_x_regression():\n    assert f()\n"},
     )
     (f,) = report.findings
-    assert "has no docstring" in f.message and "PR #<number>" in f.message
+    assert "`test_x_regression` has no docstring" in f.message and "PR #<number>" in f.message
 
 
 def _config(mode: str) -> str:
@@ -206,6 +214,7 @@ MARKED = (
     "mode, pr, expected",
     [
         ("all-new-tests", None, 4),
+        ("evidence", None, 3),  # test_plain says nothing: the one notice, not an error
         ("marked", None, 3),
         ("fix-prs", PullRequest(title="Add tokenizer"), 0),
         ("fix-prs", PullRequest(title="Fix tokenizer overflow"), 4),
@@ -216,7 +225,9 @@ MARKED = (
 def test_regression_modes(make_repo, mode, pr, expected):
     base = {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": _config(mode)}
     report = review_change(make_repo, base, {"tests/test_a.py": MARKED}, pr)
-    assert codes(report) == ["AGT001"] * expected
+    errors = [f for f in report.findings if f.severity == "error"]
+    assert codes(report) == ["AGT001"] * (expected + (mode == "evidence"))
+    assert len(errors) == expected
 
 
 def test_unknown_mode_is_reported_and_default_used(make_repo):
@@ -234,6 +245,7 @@ def test_unknown_mode_is_reported_and_default_used(make_repo):
         (PullRequest(body="This reverts the tokenizer change."), False),
         (PullRequest(labels=("regression",)), True),
         (PullRequest(), False),
+        (PullRequest(commits=("Add a thing", "fix: overflow")), True),
     ],
 )
 def test_fix_pr_detection(pr, fix):
@@ -255,3 +267,107 @@ def test_bundled_example_fires_then_stops_once_docstring_names_pr(tmp_path):
     assert [f for f in after.findings if f.rule == "AGT001"] == []
     # The base test (PR #812) was untouched and never produced a finding either way.
     assert all(f.line != 4 for f in report.findings)
+
+
+REGRESSION = "def test_zero_regression(self):\n        assert f(0) == 0\n"
+NESTED = REGRESSION.replace("    ", "        ")
+COVERAGE = [
+    # (id, test file, expected AGT001 error lines)
+    (
+        "module-docstring-covers",
+        '"""Guards the feature shipped in PR #1021."""\n\n\ndef test_regression():\n    f()\n',
+        [],
+    ),
+    ("class-docstring-covers", f'class TestZero:\n    """Guards PR #12."""\n\n    {REGRESSION}', []),
+    (
+        "outer-class-covers-nested",
+        f'class TestOuter:\n    """Guards 1a2b3c4."""\n\n    class TestInner:\n        {NESTED}',
+        [],
+    ),
+    (
+        "edge-class-does-not-cover-its-neighbour",
+        f'class TestZero:\n    """Guards PR #12."""\n\n    {REGRESSION}\n\n'
+        + "def test_one_regression():\n    f()\n",
+        [8],
+    ),
+    (
+        "edge-module-docstring-without-reference",
+        '"""Area tests."""\n\n\ndef test_regression():\n    f()\n',
+        [4],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", COVERAGE, ids=[c[0] for c in COVERAGE])
+def test_module_and_class_docstrings_cover_their_tests(make_repo, case):
+    _, source, lines = case
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": source})
+    assert [f.line for f in report.findings if f.severity == "error"] == lines
+
+
+AGENTS_ISSUES = "# Rules\n\n- Regression tests must link the issue or PR they cover in the docstring.\n"
+ISSUE_DOCS = [
+    ("Guards https://github.com/acme/trainer/issues/5.", True),
+    ("Guards issue 5.", True),
+    ("Guards issue #5.", True),
+    ("Guards https://gitlab.com/acme/trainer/-/issues/5.", True),
+    ("Guards GH-5.", True),
+    ("Guards the issue.", False),
+]
+
+
+@pytest.mark.parametrize("agents", [AGENTS_AGT001, AGENTS_ISSUES], ids=["prs-only", "issues-accepted"])
+@pytest.mark.parametrize("doc, issue_ref", ISSUE_DOCS)
+def test_issue_references_where_agents_md_accepts_issues(make_repo, agents, doc, issue_ref):
+    source = f'def test_zero_regression():\n    """{doc}"""\n    f()\n'
+    report = review_change(make_repo, {"AGENTS.md": agents}, {"tests/test_a.py": source})
+    # "#5" and "GH-5" name a PR anyway; an issue URL or "issue 5" counts only where issues are accepted.
+    always = "#5" in doc or "GH-5" in doc
+    covered = always or (issue_ref and agents == AGENTS_ISSUES)
+    assert codes(report) == ([] if covered else ["AGT001"])
+    if not covered:
+        assert ("the issue, PR or commit" in report.findings[0].message) is (agents == AGENTS_ISSUES)
+
+
+@pytest.mark.parametrize(
+    "sentence, accepted",
+    [
+        ("Regression tests must link the issue or PR they cover.", True),
+        ("Reference the issue or PR in each regression test's docstring.", True),
+        ("Regression tests must name the PR/commit they guard.", False),
+        (None, False),
+    ],
+)
+def test_accepts_issues(sentence, accepted):
+    assert accepts_issues(sentence) is accepted
+
+
+@pytest.mark.parametrize(
+    "doc, proposal",
+    [
+        (None, '`"""Guards PR #828: what it protects."""`'),
+        ("Checks that zero stays zero.", '`"""Guards PR #828: checks that zero stays zero."""`'),
+        ("URL parsing keeps the port.", '`"""Guards PR #828: URL parsing keeps the port."""`'),
+        (
+            "guards https://github.com/acme/trainer/issues/5",
+            'add `(PR #828)`: `"""Guards https://github.com/acme/trainer/issues/5 (PR #828)."""`',
+        ),
+        ("Guards against the overflow.", 'add `(PR #828)`: `"""Guards against the overflow (PR #828)."""`'),
+        (
+            "Prevents a double step.\n\n    More.",
+            'add `(PR #828)`: `"""Prevents a double step (PR #828)."""`',
+        ),
+        (
+            "Zero " + "and zero " * 20 + "is zero.",
+            '`"""Guards PR #828: zero' + " and zero" * 8 + ' ..."""`',  # cut at a word, within 80 characters
+        ),
+    ],
+)
+def test_proposed_docstring_reads_naturally(make_repo, doc, proposal):
+    docline = f'    """{doc}"""\n' if doc else ""
+    source = f"def test_zero_regression():\n{docline}    f()\n"
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": source}, PullRequest(number=828)
+    )
+    (f,) = report.findings
+    assert f.message.endswith(f"e.g. {proposal}.")

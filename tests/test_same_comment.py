@@ -16,7 +16,7 @@ from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001
 from tests.test_publish import NEW_TEST, mine
 
-GUARDED = NEW_TEST.replace("Checks a thing.", "Guards PR #7: checks a thing.")
+GUARDED = NEW_TEST.replace("Checks a thing", "Guards PR #7: checks a thing")
 CASES = {
     "needs work": ({"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": NEW_TEST}),
     "ready": ({"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": GUARDED}),

@@ -9,7 +9,7 @@ AGENTS = (
     "# Tests\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"
     "- No tautological tests.\n"
 )
-BODY = '    """Smoke."""\n    assert True\n'
+BODY = '    """Smoke: run() no longer hangs."""\n    assert True\n'
 
 CASES = [
     # (id, test source, expected codes, waived codes)

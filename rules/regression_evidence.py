@@ -1,0 +1,229 @@
+"""Evidence that a new test is a regression test: words in its own text and in what the PR says of itself.
+
+Two kinds of words. Strong ones (regression, bug, fix, guard, crash, reproduce, "no longer", an issue
+number) say on their own that a test guards a fix. Weak ones ("again", "instead of", "used to", "stops
+raising") describe changed behaviour, which a feature test may describe too: they count only in a PR that
+says it fixes something. Words with a settled other meaning are not evidence: a linear regression, a fixed
+seed, crash recovery, a type guard, a reproducible run, "fix typo".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from bot.models import PullRequest
+from rules.testfiles import TestFile, TestFunction
+
+# At most this many new tests in a fix PR are taken for its regression tests when nothing else says so:
+# a fix comes with a test or two, a feature with many.
+FEW = 3
+
+_STRONG = re.compile(
+    r"""\b(?:
+        regress(?:ion|ions|ed|es|ing)?
+      | bugs? | bugfix\w* | hotfix\w*
+      | fix(?:es|ed|ing)?
+      | guard(?:s|ed|ing)?
+      | crash(?:es|ed|ing)?
+      | reproduc(?:e|es|ed|ing|tion|er|ers)
+      | no\ longer
+      | issue\s*[#-]?\s*\d+ | issues/\d+
+      | (?:the|this|that|reported|original|upstream)\ issue
+    )\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_WEAK = re.compile(
+    r"\b(?:again|instead\s+of|used\s+to|any\s?more|stop(?:s|ped)?\s+\w+ing)\b",
+    re.IGNORECASE,
+)
+# The same words in their other senses, by the word's first letters: what comes right before or after
+# the word rules it out ("linear regression", "fixed seed", "fix typo", "crash recovery", "type guard").
+_ARTICLES = r"(?:[\s_-]+(?:the|a|an|random|rng|global|some|minor|small|all|more|few|remaining))*[\s_-]+"
+# "Fix typo", "fix lint": fixes, but not of behaviour a test could guard.
+_CHORES = (
+    r"typos?|docs?|documentation|docstrings?|lint\w*|formatting|format|style|tests?|ci|build|flak\w*|warnings?|"
+    r"typing|types?|type\s+hints?|mypy|ruff|pre-commit|spelling|grammar|links?|readme|changelog|comments?|"
+    r"nits?|review"
+)
+_NOT_AFTER = {
+    # "fix the seed", "fix the clock": pinning a value, as tests do.
+    "fix": _ARTICLES + r"(?:seeds?|clocks?|times?|dates?|timestamps?|" + _CHORES + r")\b",
+    # "fixed size", "fixed-point": an adjective.
+    "fixed": _ARTICLES
+    + r"(?:seeds?|points?|sizes?|lengths?|widths?|rates?|shapes?|order|values?|formats?|windows?|positions?|"
+    r"batch(?:es)?|dimensions?|numbers?|strings?|timestamps?|times?|clocks?|dates?|dtypes?|"
+    + _CHORES
+    + r")\b",
+    "reg": _ARTICLES
+    + r"(?:models?|tasks?|heads?|loss(?:es)?|targets?|metrics?|problems?|trees?|coefficients?)\b",
+    "cra": _ARTICLES + r"(?:recovery|safe|safety|consisten\w*|dumps?)\b",
+}
+_NOT_BEFORE = {
+    "reg": r"(?:linear|logistic|ridge|lasso|polynomial|quantile|isotonic|kernel|poisson|ordinal|symbolic|"
+    r"softmax|process)[\s_-]+$",
+    "gua": r"\btype[\s_-]*$",
+}
+_NOT_AFTER["bug"] = _NOT_AFTER["hot"] = _NOT_AFTER["fix"]
+
+
+def _other_sense(text: str, m: re.Match[str]) -> bool:
+    word = m.group(0).lower()
+    key = word[:3]
+    before, after = _NOT_BEFORE.get(key), _NOT_AFTER.get("fixed" if word == "fixed" else key)
+    if before and re.search(before, text[max(0, m.start() - 30) : m.start()], re.IGNORECASE):
+        return True
+    return bool(after and re.match(after, text[m.end() : m.end() + 60], re.IGNORECASE))
+
+
+# A PR title or commit subject that says the tests it adds are regression tests.
+_ADDS_REGRESSION_TESTS = re.compile(
+    r"\b(?:regression|reproducer)\s+tests?\b|\btests?\s+for\s+(?:the\s+|a\s+)?(?:bug|crash|regression|issue)\b",
+    re.IGNORECASE,
+)
+# Marks that carry data, not a statement about the test.
+_NOT_MARKS = ("parametrize", "usefixtures", "filterwarnings")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_WORD = re.compile(r"[a-z][a-z0-9]+")
+_STOPWORDS = frozenset(
+    "the and for with when from into that this not are was were has have its does did doesn don can "
+    "cannot should must will would test tests fix fixes fixed bug crash crashes error errors add adds "
+    "added make makes use uses used handle handles support new".split()
+)
+# Template checkboxes left unticked ("- [ ] Bug fix") and HTML comments in a PR description say nothing.
+_TEMPLATE_NOISE = re.compile(r"<!--.*?-->|^\s*[-*]\s*\[\s\].*$", re.DOTALL | re.MULTILINE)
+_STRING = re.compile(r"""[rbuRBU]{0,2}("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+([\w\s,()]+)|import\s+([\w.,\s]+))", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A word that counts as evidence, and where it was found."""
+
+    word: str
+    where: str  # "name", "docstring", "comment", "mark", "class docstring", "module docstring", "PR title"...
+    strong: bool = True
+
+    def __str__(self) -> str:
+        return f'{self.where} says "{self.word}"'
+
+
+def _cues(text: str, where: str) -> Iterator[Cue]:
+    for pattern, strong in ((_STRONG, True), (_WEAK, False)):
+        for m in pattern.finditer(text):
+            if _other_sense(text, m):
+                continue
+            yield Cue(" ".join(m.group(0).split()).lower()[:30], where, strong)
+
+
+def _name_text(name: str) -> str:
+    """A test's name as words: `test_crashOnEmpty_x` -> "crash On Empty x"."""
+    return _CAMEL.sub(" ", name.removeprefix("test")).replace("_", " ").strip()
+
+
+def comments(tf: TestFile, test: TestFunction) -> list[str]:
+    """The comment block above a test and the comments inside it (strings aside), without the `#`."""
+    lines = tf.text.splitlines()
+    out = []
+    for number in range(test.start_line or test.line, min(test.end_line, len(lines)) + 1):
+        code = _STRING.sub('""', lines[number - 1])
+        if "#" in code:
+            out.append(code.split("#", 1)[1].strip())
+    return out
+
+
+def _marks(tf: TestFile, test: TestFunction) -> str:
+    """The pytest marks on a test as text, arguments included (`xfail(reason="bug 12")`)."""
+    names = [d for d in test.decorators if ".mark." in f".{d}." and not d.endswith(_NOT_MARKS)]
+    lines = tf.text.splitlines()[(test.start_line or test.line) - 1 : test.line - 1]
+    args = [ln for ln in lines if ".mark." in ln and not any(n in ln for n in _NOT_MARKS)]
+    return " ".join([*(n.rsplit(".", 1)[-1].replace("_", " ") for n in names), *args])
+
+
+def own_cues(tf: TestFile, test: TestFunction) -> list[Cue]:
+    """Evidence in the test's own text.
+
+    The docstring of its class or module covers it with a reference, but is not evidence that it is a
+    regression test: "Guards the release gate" above forty feature tests says nothing of each.
+    """
+    sources = [
+        (_name_text(test.name), "its name"),
+        (test.docstring or "", "its docstring"),
+        (_marks(tf, test), "its mark"),
+        ("\n".join(comments(tf, test)), "its comment"),
+    ]
+    return [cue for text, where in sources if text for cue in _cues(text, where)]
+
+
+def _body(text: str) -> str:
+    return _TEMPLATE_NOISE.sub("", text)
+
+
+def _pr_texts(pr: PullRequest) -> Iterator[tuple[str, str]]:
+    yield pr.title, "the PR title"
+    yield _body(pr.body), "the PR description"
+    for label in pr.labels:
+        yield label.replace("-", " ").replace("_", " "), "a PR label"
+    if pr.head_ref:
+        yield re.sub(r"[/_.-]+", " ", pr.head_ref), "the branch name"
+    for message in pr.commits:
+        yield message, "a commit message"
+
+
+def pr_cues(pr: PullRequest) -> list[Cue]:
+    """Strong words in what the PR says of itself: it fixes something."""
+    return [cue for text, where in _pr_texts(pr) if text for cue in _cues(text, where) if cue.strong]
+
+
+def _subjects(pr: PullRequest) -> list[str]:
+    return [pr.title, *(m.splitlines()[0] for m in pr.commits if m)]
+
+
+def adds_regression_tests(pr: PullRequest) -> bool:
+    """Whether the PR title (or, locally, a commit subject) says it adds regression tests."""
+    return any(_ADDS_REGRESSION_TESTS.search(s) for s in _subjects(pr))
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOPWORDS}
+
+
+def shared_words(pr: PullRequest, test: TestFunction) -> set[str]:
+    """Words the test's name shares with the PR title (or, locally, a commit subject)."""
+    said: set[str] = set()
+    for subject in _subjects(pr):
+        said |= _words(_CAMEL.sub(" ", subject))
+    return _words(_name_text(test.name)) & said
+
+
+def _module_names(path: str) -> set[str]:
+    """Dotted names a module may be imported by: `src/pkg/mod.py` -> pkg.mod, mod, src.pkg.mod..."""
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return {".".join(parts[i:]) for i in range(len(parts))}
+
+
+def _imports(text: str) -> set[str]:
+    out: set[str] = set()
+    for m in _IMPORT.finditer(text):
+        if m.group(1):
+            base = m.group(1).lstrip(".")
+            out.add(base)
+            names = m.group(2).replace("(", " ").replace(")", " ")
+            out |= {f"{base}.{n.split()[0]}" for n in names.split(",") if n.split()}
+        else:
+            out |= {n.split()[0] for n in m.group(3).split(",") if n.split()}
+    return {name for name in out if name}
+
+
+def changed_module(tf: TestFile, changed: Iterable[str]) -> str | None:
+    """A changed non-test module that the test file imports or is named after, if any."""
+    imported = _imports(tf.text)
+    stem = PurePosixPath(tf.path).stem.removeprefix("test_").removesuffix("_test")
+    for path in changed:
+        if PurePosixPath(path).stem == stem or _module_names(path) & imported:
+            return path
+    return None

@@ -1,0 +1,254 @@
+"""AGT001's default mode `evidence`: which new tests are regression tests, from what they and the PR say."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.engine import review
+from bot.local import MAX_COMMIT_TEXT, commit_messages, load_changeset
+from bot.models import PullRequest, Report
+from tests.conftest import GitRepo
+from tests.helpers import AGENTS_AGT001
+
+BASE = {"AGENTS.md": AGENTS_AGT001, "src/shapes.py": "def area(x):\n    return x\n"}
+FIX_CODE = {"src/shapes.py": "def area(x):\n    return x or 0\n"}
+IMPORTS = "from src.shapes import area\n\n\n"
+
+
+def _review(tmp_path, head: dict, pr: PullRequest | None = None, message: str = "head", base=None) -> Report:
+    r = GitRepo(tmp_path / "repo")
+    r.commit(base or BASE, "base")
+    r.branch("pr")
+    r.commit(head, message)
+    return review(load_changeset(r.path, base="main", head="pr", pr=pr))
+
+
+def _graded(report: Report) -> list[tuple[str, str | None]]:
+    """AGT001 findings as (severity, path)."""
+    return [(f.severity.value, f.path) for f in report.findings if f.rule == "AGT001"]
+
+
+def _test(name: str, doc: str | None = None, above: str = "", inside: str = "") -> str:
+    docline = f'    """{doc}"""\n' if doc else ""
+    return f"{above}def {name}():\n{docline}{inside}    assert area(2) == 2\n"
+
+
+T = "tests/test_geometry.py"
+CLASS_DOC = (
+    'class TestArea:\n    """Regression tests for zero areas."""\n\n    def test_zero(self):\n        f()\n'
+)
+ERROR = [("error", T)]
+NOTICE = [("notice", T)]  # a lone unexplained test: the notice sits on its line
+
+# (id, head files, PR (None: local mode, commit message "head"), expected AGT001 findings)
+CASES = [
+    # The test's name.
+    ("name-fires", {T: _test("test_overflow_regression")}, None, ERROR),
+    ("name-silent", {T: _test("test_area_of_square")}, None, NOTICE),
+    ("name-edge-linear-regression", {T: _test("test_linear_regression_fit")}, None, NOTICE),
+    ("name-edge-fixture-is-no-fix", {T: _test("test_fixture_loading")}, None, NOTICE),
+    ("name-edge-fixed-seed", {T: _test("test_fixed_seed_is_deterministic")}, None, NOTICE),
+    ("name-edge-camel-case", {T: _test("testCrashOnEmpty")}, None, ERROR),
+    # The docstring.
+    ("docstring-fires", {T: _test("test_area", "The last row is no longer dropped.")}, None, ERROR),
+    ("docstring-issue-number", {T: _test("test_area", "Reported in issue 41.")}, None, ERROR),
+    ("docstring-silent", {T: _test("test_area", "Areas of squares.")}, None, NOTICE),
+    ("docstring-edge-reproducible", {T: _test("test_area", "Sampling is reproducible.")}, None, NOTICE),
+    (
+        "docstring-edge-crash-recovery",
+        {T: _test("test_area", "Crash recovery replays the log.")},
+        None,
+        NOTICE,
+    ),
+    # Pytest marks, with their arguments; parametrize data is not a statement about the test.
+    ("mark-fires", {T: _test("test_area", above="@pytest.mark.regression\n")}, None, ERROR),
+    ("mark-argument", {T: _test("test_area", above='@pytest.mark.xfail(reason="bug 12")\n')}, None, ERROR),
+    ("mark-silent", {T: _test("test_area", above="@pytest.mark.slow\n")}, None, NOTICE),
+    (
+        "mark-edge-parametrize",
+        {T: _test("test_area", above='@pytest.mark.parametrize("x", ["bug"])\n')},
+        None,
+        NOTICE,
+    ),
+    # Comments above the test and inside it.
+    ("comment-above", {T: _test("test_area", above="# Guards the empty-input path.\n")}, None, ERROR),
+    ("comment-inside", {T: _test("test_area", inside="    # this used to crash\n")}, None, ERROR),
+    ("comment-silent", {T: _test("test_area", inside="    # square\n")}, None, NOTICE),
+    (
+        "comment-edge-fix-the-seed",
+        {T: _test("test_area", inside="    # fix the random seed\n")},
+        None,
+        NOTICE,
+    ),
+    ("comment-edge-in-a-string", {T: _test("test_area", inside='    x = "# bug"\n')}, None, NOTICE),
+    # Weak words count only in a fix PR.
+    ("weak-word-alone", {T: _test("test_area", "Returns the value instead of None.")}, None, NOTICE),
+    (
+        "weak-word-in-fix-pr",
+        {T: _test("test_area", "Returns the value instead of None.")},
+        PullRequest(title="Fix the shape of areas"),
+        ERROR,
+    ),
+    # The PR title: a fix PR's few tests where the fix is.
+    (
+        "title-fires",
+        {**FIX_CODE, T: IMPORTS + _test("test_area")},
+        PullRequest(title="Fix area of zero"),
+        ERROR,
+    ),
+    (
+        "title-silent",
+        {**FIX_CODE, T: IMPORTS + _test("test_area")},
+        PullRequest(title="Support zero"),
+        NOTICE,
+    ),
+    (
+        "title-edge-trivial-fix",
+        {**FIX_CODE, T: IMPORTS + _test("test_area")},
+        PullRequest(title="Fix typo"),
+        NOTICE,
+    ),
+    (
+        "title-edge-test-named-after-the-fix",
+        {"tests/test_other.py": _test("test_empty_input")},
+        PullRequest(title="Fix crash when input is empty"),
+        [("error", "tests/test_other.py")],
+    ),
+    (
+        "title-edge-fix-elsewhere",
+        {"tests/test_other.py": _test("test_perimeter")},
+        PullRequest(title="Fix crash when input is empty"),
+        [("notice", "tests/test_other.py")],
+    ),
+    (
+        "title-says-regression-tests",
+        {"tests/test_other.py": _test("test_perimeter") + "\n\n" + _test("test_volume")},
+        PullRequest(title="Add regression tests for shapes"),
+        [("error", "tests/test_other.py")] * 2,
+    ),
+    # The description, with template noise left out.
+    ("body-fires", {**FIX_CODE, T: IMPORTS + _test("test_area")}, PullRequest(body="Fixes #12."), ERROR),
+    (
+        "body-edge-unticked-box",
+        {**FIX_CODE, T: IMPORTS + _test("test_area")},
+        PullRequest(body="- [ ] Bug fix\n- [x] New feature\n<!-- say if it fixes a bug -->"),
+        NOTICE,
+    ),
+    # Labels and the branch name.
+    ("label-fires", {**FIX_CODE, T: IMPORTS + _test("test_area")}, PullRequest(labels=("type: bug",)), ERROR),
+    (
+        "label-silent",
+        {**FIX_CODE, T: IMPORTS + _test("test_area")},
+        PullRequest(labels=("enhancement",)),
+        NOTICE,
+    ),
+    (
+        "branch-fires",
+        {**FIX_CODE, T: IMPORTS + _test("test_area")},
+        PullRequest(head_ref="fix/zero-area"),
+        ERROR,
+    ),
+    (
+        "branch-edge-fixture",
+        {**FIX_CODE, T: IMPORTS + _test("test_area")},
+        PullRequest(head_ref="feature/fixture-loader"),
+        NOTICE,
+    ),
+    # The class and module docstrings cover with a reference, but their words say nothing of each test.
+    ("edge-class-docstring", {T: CLASS_DOC}, None, NOTICE),
+    ("edge-module-docstring", {T: '"""Bugs in areas."""\n\n' + _test("test_area")}, None, NOTICE),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_evidence_table(tmp_path, case):
+    _, head, pr, expected = case
+    assert _graded(_review(tmp_path, head, pr)) == expected
+
+
+def _many(n: int, doc: str = "Areas of shapes.") -> str:
+    return "".join(_test(f"test_shape_{i}", doc) + "\n\n" for i in range(n))
+
+
+def test_feature_pr_with_88_new_tests_gets_one_notice(tmp_path):
+    head = {"src/backend.py": "X = 1\n", "tests/test_backend.py": _many(88)}
+    report = _review(tmp_path, head, PullRequest(number=900, title="Add the new backend"))
+    (f,) = [f for f in report.findings if f.rule == "AGT001"]
+    assert (f.severity.value, f.path, f.line) == ("notice", None, None)
+    assert f.message.startswith("88 new tests (`test_shape_0`, `test_shape_1`, `test_shape_2` and 85 more)")
+    assert '"""Guards PR #900: areas of shapes."""' in f.message and f.source == "AGENTS.md:3"
+    assert report.verdict == "ready"
+
+
+@pytest.mark.parametrize(
+    "title, tests, expected",
+    [
+        (
+            "Fix typo in docs",
+            30,
+            [("notice", None)],
+        ),  # a fix PR, but not one of code: nothing points at a test
+        ("Fix area of zero", 30, [("notice", None)]),  # too many tests for "the fix's tests"
+        ("Fix area of zero", 3, [("error", T)] * 3),  # few, beside the fix
+        ("Fix area of zero", 4, [("notice", None)]),
+    ],
+)
+def test_fix_prs_many_tests_are_not_each_an_error(tmp_path, title, tests, expected):
+    head = {**FIX_CODE, T: IMPORTS + _many(tests)}
+    assert _graded(_review(tmp_path, head, PullRequest(title=title))) == expected
+
+
+def test_fix_pr_with_one_test_where_the_fix_is_is_an_error(tmp_path):
+    """The seed scenario: "Fix crash when X is empty" adds `test_empty_x` and names nothing."""
+    head = {
+        "src/x.py": "def x(v):\n    return v or []\n",
+        "tests/test_x.py": "def test_empty_x():\n    assert x([]) == []\n",
+    }
+    report = _review(tmp_path, head, PullRequest(number=5, title="Fix crash when X is empty"))
+    (f,) = report.findings
+    assert (f.rule, f.severity.value, f.path, f.line) == ("AGT001", "error", "tests/test_x.py", 1)
+    assert 'the PR title says "fix"' in f.message
+
+
+def test_errors_and_one_notice_side_by_side(tmp_path):
+    head = {T: _test("test_overflow_regression") + "\n\n" + _many(5)}
+    report = _review(tmp_path, head)
+    assert sorted(_graded(report), key=str) == [("error", T), ("notice", None)]
+    (notice,) = [f for f in report.findings if f.path is None]
+    assert notice.message.startswith("5 new tests (")
+
+
+def test_waived_test_is_left_out_of_the_notice(tmp_path):
+    waived = "def test_b():  # bot: ignore[AGT001] a smoke test, guards nothing\n    assert area(1) == 1\n"
+    report = _review(tmp_path, {T: _test("test_a") + "\n\n" + waived})
+    (f,) = [f for f in report.findings if f.rule == "AGT001"]
+    assert f.severity.value == "notice" and "`test_a`" in f.message and "test_b" not in f.message
+
+
+@pytest.mark.parametrize(
+    "message, pr, expected",
+    [
+        ("Fix crash when area is zero\n\nThe old code raised.", None, "error"),
+        ("Add zero areas", None, "notice"),
+        # A title given: the commits are not read (`bot review` has no commit messages either).
+        ("Fix crash when area is zero", PullRequest(title="Add zero areas"), "notice"),
+        ("fix lint", None, "notice"),
+    ],
+)
+def test_local_commit_messages_are_evidence(tmp_path, message, pr, expected):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area")}
+    assert _graded(_review(tmp_path, head, pr, message=message)) == [(expected, T)]
+
+
+def test_commit_messages_are_read_newest_first_and_capped(tmp_path):
+    r = GitRepo(tmp_path / "repo")
+    base = r.commit({"a": "1"}, "base")
+    r.commit({"a": "2"}, "x" * (MAX_COMMIT_TEXT + 10))
+    r.commit({"a": "3"}, "Fix one\n\nwith a body")
+    head = r.commit({"a": "4"}, "Second")
+    messages = commit_messages(r.path, base, head)
+    assert messages[:2] == ("Second", "Fix one\n\nwith a body") and set(messages[2]) == {"x"}
+    assert sum(map(len, messages)) == MAX_COMMIT_TEXT
+    assert load_changeset(r.path, base=base, head=head).pr.commits == messages
+    assert load_changeset(r.path, base=base, head=head, pr=PullRequest(title="T")).pr.commits == ()
+    assert commit_messages(r.path, head, base) == ()
