@@ -1,12 +1,14 @@
-"""Prime-RL SFT configs (flat TOML: top-level max_steps, then [model] [data] [optim] [scheduler] [ckpt]).
+"""Prime-RL configs: which kind a TOML file is, and the parts of an SFT config the step math reads.
+
+Prime-RL keeps five kinds of TOML config side by side (docs/stepmath.md lists the facts relied on): SFT
+trainer configs, combined RL configs (`[trainer]`, `[orchestrator]`, `[inference]`), and the RL trainer,
+orchestrator and inference configs they were split into. They share the flat layout (top-level max_steps,
+[model], [ckpt], ...), so a file is classified by the keys only one kind has. Only an SFT config carries its
+own batch (`[data] batch_size`); every other kind is left alone, since its batch is the orchestrator's.
 
 Only the keys the step math needs are modelled, with strict types; other tables and keys are left alone,
 since the bot does not know every Prime-RL release's schema. The scheduler keeps the set of keys it was
 written with, because keys a scheduler type does not take make Prime-RL refuse the config.
-
-Prime-RL's RL configs share the flat layout (top-level max_steps, [model], [ckpt], [deployment]) but
-their batch is the orchestrator's, not `data.batch_size`: they are told apart by the keys only RL
-configs have, and are never read as SFT configs. See docs/stepmath.md for the Prime-RL facts relied on.
 """
 
 from __future__ import annotations
@@ -22,26 +24,101 @@ PROFILE_ONLY_KEYS = frozenset(
     {"target_examples", "target_micro_steps", "expect", "profiles", "config", "sync_scheduler_to_max_steps"}
 )
 PRIME_TABLES = ("model", "data", "optim", "scheduler", "ckpt")
-# Keys that only Prime-RL's RL configs have (combined rl.toml, orchestrator and RL trainer configs): an SFT
-# config has no orchestrator or trainer section, no loss table and no top-level batch_size or seq_len.
-RL_ONLY_KEYS = frozenset(
-    {
-        "orchestrator",
-        "trainer",
-        "loss",
-        "max_async_level",
-        "rollout_transport",
-        "max_concurrent_runs",
-        "batch_size",
-        "seq_len",
-        "sampling",
-        "env",
-        "environment",
-        "buffer",
-    }
-)
-# Configs that inherit from other TOML files: the values the step math needs may live elsewhere.
+# Configs that inherit from other TOML files (Prime-RL before March 2026): values may live elsewhere.
 INCLUDE_KEY = "toml_files"
+
+# What a Prime-RL TOML file is.
+SFT = "SFT"
+RL = "RL"
+RL_TRAINER = "RL trainer"
+ORCHESTRATOR = "orchestrator"
+INFERENCE = "inference"
+# A trainer config without a [data] table: no SFT config in Prime-RL's history lacks one (its dataset is
+# there), while RL trainer configs never have one (their batch is the orchestrator's). Not read on its own;
+# a compat profile may still point at it and bring the batch size.
+TRAINER = "trainer"
+# Top-level keys only one kind has, checked in this order (a combined RL config holds the others' tables).
+# Shared keys ([model], [ckpt], [eval], [val], [inference], [weight_broadcast], max_steps) are no evidence.
+KIND_KEYS: tuple[tuple[str, frozenset[str]], ...] = (
+    (RL, frozenset({"trainer", "orchestrator", "trainer_gpu_ids", "inference_gpu_ids"})),
+    (
+        ORCHESTRATOR,
+        frozenset(
+            {
+                "batch_size",
+                "token_batch_size",
+                "seq_len",
+                "group_size",
+                "rollouts_per_example",
+                "rollouts_per_prompt",
+                "mask_truncated_completions",
+                "max_off_policy_steps",
+                "tasks_per_minute",
+                "sampling",
+                "environment",
+                "env",
+                "buffer",
+                "advantage",
+            }
+        ),
+    ),
+    (
+        INFERENCE,
+        frozenset(
+            {
+                "server",
+                "parallel",
+                "vllm",
+                "vllm_extra",
+                "gpu_memory_utilization",
+                "max_model_len",
+                "enable_expert_parallel",
+                "use_deep_gemm",
+                "kv_cache_offload",
+                "use_pd_kv_transfer",
+            }
+        ),
+    ),
+    (
+        RL_TRAINER,
+        frozenset(
+            {
+                "loss",
+                "async_level",
+                "max_async_level",
+                "max_concurrent_runs",
+                "rollout_transport",
+                "recompute_logprobs",
+                "enable_router_replay",
+                "enable_token_export",
+            }
+        ),
+    ),
+)
+# Kinds a compat profile must not point at: their batch and step count are not the trainer's own.
+NOT_SFT = frozenset({RL, RL_TRAINER, ORCHESTRATOR, INFERENCE})
+
+
+def classify(data: Any) -> tuple[str | None, str | None]:
+    """(kind, the key that shows it) of parsed TOML; (None, None) when it is no Prime-RL config.
+
+    A compat profile or a file that inherits (`toml_files`) is none. An SFT config is told by a `[data]`
+    table holding its dataset or batch; the RL trainer's `[data]` holds only a `fake` table.
+    """
+    if not isinstance(data, dict) or PROFILE_ONLY_KEYS & set(data) or INCLUDE_KEY in data:
+        return None, None
+    for kind, keys in KIND_KEYS:
+        found = sorted(keys & set(data))
+        if found:
+            return kind, found[0]
+    table = data.get("data")
+    if isinstance(table, dict) and table:
+        if set(table) == {"fake"} and isinstance(table["fake"], dict):
+            return RL_TRAINER, "data.fake"
+        return SFT, "data"
+    if "max_steps" in data and any(isinstance(data.get(t), dict) for t in PRIME_TABLES):
+        return TRAINER, None
+    return None, None
 
 
 class _Open(BaseModel):
@@ -139,28 +216,23 @@ class PrimeRLError(ValueError):
 
 
 def looks_like_prime_rl(data: Any, by_glob: bool = False) -> bool:
-    """Whether parsed TOML has the shape of a Prime-RL SFT config.
+    """Whether parsed TOML is a Prime-RL SFT config the step math reads.
 
-    By shape: a top-level max_steps beside at least one of its tables. A file matched by the configured
-    globs needs only one of max_steps, [data] or [scheduler]. Either way, RL configs (RL_ONLY_KEYS),
-    compat profiles (PROFILE_ONLY_KEYS) and configs that inherit from other files are not SFT configs.
+    Only an SFT config (a `[data]` table, see classify) is; outside the configured globs it also needs a
+    top-level max_steps, so that another tool's TOML with a [data] table is not taken for one.
     """
-    if not isinstance(data, dict) or (PROFILE_ONLY_KEYS | RL_ONLY_KEYS | {INCLUDE_KEY}) & set(data):
-        return False
-    tables = [t for t in PRIME_TABLES if isinstance(data.get(t), dict)]
-    if by_glob:
-        return "max_steps" in data or "data" in tables or "scheduler" in tables
-    return "max_steps" in data and bool(tables)
+    kind, _ = classify(data)
+    return kind == SFT and (by_glob or "max_steps" in data)
 
 
 def parse_prime_rl(data: Any) -> PrimeRLConfig:
-    """The step-relevant part of a Prime-RL config; raises PrimeRLError naming the bad key."""
+    """The step-relevant part of a Prime-RL config; raises PrimeRLError naming the bad key or the kind."""
     if not isinstance(data, dict):
         raise PrimeRLError("expected a table at the top level")
-    rl = sorted(RL_ONLY_KEYS & set(data))
-    if rl:
+    kind, key = classify(data)
+    if kind in NOT_SFT:
         raise PrimeRLError(
-            f"this is a Prime-RL RL config (it has `{rl[0]}`); the step math reads SFT configs, whose "
+            f"this is a Prime-RL {kind} config (it has `{key}`); the step math reads SFT configs, whose "
             "batch is `[data] batch_size`"
         )
     try:

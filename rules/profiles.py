@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, 
 from bot import formats, globs
 from bot.models import ChangeSet, ProfileMath, StepValues, UnreadableFile
 from rules.base import Review
+from rules.pairing import Pair, file_pairs
 from rules.primerl import PrimeRLConfig, PrimeRLError, looks_like_prime_rl, parse_prime_rl
 from rules.pysyntax import PythonSyntaxError, parse_python
 from rules.stepmath import (
@@ -189,19 +190,22 @@ def _profiles_from(raw: Any, default_name: str, prefix_all: str = "") -> dict[st
     return out
 
 
-def parse_profiles(path: str, text: str) -> dict[str, Entry]:
-    """Profiles in one compat-profile file: a single profile, or a `profiles` table of named ones."""
+def parse_profiles(path: str, text: str, name_as: str | None = None) -> dict[str, Entry]:
+    """Profiles in one compat-profile file: a single profile, or a `profiles` table of named ones.
+
+    An unnamed single profile takes the name of the file, or of name_as (a renamed file's head path).
+    """
     data = _load(path, text)
-    return _profiles_from(data, PurePosixPath(path).name.split(".")[0])
+    return _profiles_from(data, PurePosixPath(name_as or path).name.split(".")[0])
 
 
-def _prime_entries(path: str, data: Any) -> dict[str, Entry]:
-    """Parsed Prime-RL TOML as one entry named after the file."""
+def _prime_entries(path: str, data: Any, name_as: str | None = None) -> dict[str, Entry]:
+    """Parsed Prime-RL TOML as one entry named after the file (or name_as, its head path)."""
     try:
         config = parse_prime_rl(data)
     except PrimeRLError as exc:
         raise ProfileError(str(exc)) from None
-    name = PurePosixPath(path).name
+    name = PurePosixPath(name_as or path).name
     return {name: Entry(name=name, prime=config)}
 
 
@@ -296,17 +300,19 @@ def kind_of(path: str, review: Review, text: str | None = None) -> str | None:
     return None
 
 
-def parse_source(kind: str, path: str, text: str, review: Review) -> dict[str, Entry]:
-    """Entries of one file of a known kind; raises ProfileError."""
+def parse_source(
+    kind: str, path: str, text: str, review: Review, name_as: str | None = None
+) -> dict[str, Entry]:
+    """Entries of one file of a known kind, file-named entries named after name_as; raises ProfileError."""
     if kind == PROFILE:
-        return parse_profiles(path, text)
+        return parse_profiles(path, text, name_as)
     if kind == PYTHON:
         return parse_python_profiles(path, text, review.config.profiles.python_variables)
     data = _load(path, text)
     by_glob = globs.match(path, review.config.profiles.prime_rl_globs)
     if not looks_like_prime_rl(data, by_glob=by_glob):
         return {}
-    return _prime_entries(path, data)
+    return _prime_entries(path, data, name_as)
 
 
 class ProfileFile(BaseModel):
@@ -333,7 +339,9 @@ def _read(changeset: ChangeSet, path: str | None, head: bool) -> tuple[str | Non
         return None, exc.reason
 
 
-def _side(review: Review, kind: str, path: str | None, head: bool) -> tuple[dict[str, Entry], str | None]:
+def _side(
+    review: Review, kind: str, path: str | None, head: bool, name_as: str | None = None
+) -> tuple[dict[str, Entry], str | None]:
     text, error = _read(review.changeset, path, head)
     if kind == PYTHON and error:
         return {}, None  # cannot tell whether an unreadable module holds profiles at all
@@ -342,49 +350,58 @@ def _side(review: Review, kind: str, path: str | None, head: bool) -> tuple[dict
     if kind == PYTHON and not mentions(text, review.config.profiles.python_variables):
         return {}, None
     try:
-        return parse_source(kind, path, text, review), None
+        return parse_source(kind, path, text, review, name_as), None
     except ProfileError as exc:
         return {}, str(exc)
 
 
-def _classify(review: Review, path: str, old_path: str | None) -> str | None:
-    for p in (path, old_path):
-        if p is None:
-            continue
-        kind = kind_of(p, review)
+def _classify(review: Review, pair: Pair) -> str | None:
+    for p in (pair.head, pair.base):
+        kind = kind_of(p, review) if p is not None else None
         if kind is not None:
             return kind
-    if path.endswith(".toml"):
-        for p, head in ((path, True), (old_path or path, False)):
+    for p, head in ((pair.head, True), (pair.base, False)):
+        if p is not None and p.endswith(".toml"):
             text, _ = _read(review.changeset, p, head)
             if kind_of(p, review, text) == PRIME_RL:
                 return PRIME_RL
     return None
 
 
+def _may_hold_profiles(path: str | None) -> bool:
+    return path is not None and (formats.format_of(path) is not None or path.endswith(".py"))
+
+
 def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
-    """Every changed profile source with its base and head entries (memoised per review)."""
+    """Every changed profile source with its base and head entries (memoised per review).
+
+    Base and head are paired by path (rules/pairing.py); a renamed file's entries are named after its
+    head path on both sides, so a renamed config is compared with what it was.
+    """
 
     def build() -> tuple[ProfileFile, ...]:
         out = []
         cs = review.changeset
-        for f in cs.files:
-            kind = _classify(review, f.path, f.old_path)
+        candidates = tuple(
+            f for f in cs.files if _may_hold_profiles(f.path) or _may_hold_profiles(f.old_path)
+        )
+        for pair in file_pairs(cs, candidates):
+            kind = _classify(review, pair)
             if kind is None:
                 continue
-            base, base_err = _side(review, kind, f.base_path, head=False)
-            head, head_err = _side(review, kind, None if f.status == "removed" else f.path, head=True)
+            base, base_err = _side(review, kind, pair.base, head=False, name_as=pair.head)
+            head, head_err = _side(review, kind, pair.head, head=True)
             if kind == PYTHON and not (base or head or base_err or head_err):
                 continue  # a Python module that holds no profiles
             if kind == PRIME_RL and not (base or head or base_err or head_err):
                 continue  # a TOML file under the globs that is not a training config
             out.append(
                 ProfileFile(
-                    path=f.path,
+                    path=pair.path,
                     kind=kind,
                     base=base,
                     head=head,
-                    base_path=f.base_path,
+                    base_path=pair.base,
                     base_error=base_err,
                     head_error=head_err,
                 )

@@ -184,9 +184,19 @@ def test_prime_rl_config_by_shape(make_repo):
 
 
 def test_prime_rl_default_batch_size(make_repo):
+    """An SFT config that names its dataset but not its batch trains at Prime-RL's default of 128."""
     path = "configs/sft/run.toml"
-    report = review_change(make_repo, {path: "max_steps = 10\n"}, {path: "max_steps = 20\n"})
+    data = '\n[data]\nname = "org/set"\n'
+    report = review_change(make_repo, {path: "max_steps = 10" + data}, {path: "max_steps = 20" + data})
     assert _only(report).head.effective_train_examples == 20 * 128
+
+
+@pytest.mark.parametrize("body", ["max_steps = {n}\n", 'max_steps = {n}\n[model]\nname = "m"\n'])
+def test_a_config_without_a_data_table_gets_no_invented_batch(make_repo, body):
+    """No [data] table: the batch is not in the file (an RL trainer's is the orchestrator's); no row."""
+    path = "configs/sft/run.toml"
+    report = review_change(make_repo, {path: body.format(n=10)}, {path: body.format(n=20)})
+    assert report.profiles == () and codes(report) == []
 
 
 def test_other_toml_is_not_a_profile(make_repo):
@@ -345,7 +355,7 @@ def test_malformed_base_side_is_shown_not_blamed(make_repo):
     [
         ('max_steps = "ten"\n[data]\nbatch_size = 8\n', "max_steps: Input should be a valid integer"),
         ("max_steps = 10\n[data]\nbatch_size = 8.5\n", "data.batch_size"),
-        ("max_steps = 10\n[scheduler]\ntype = 3\n", "scheduler.type"),
+        ("max_steps = 10\n[data]\nbatch_size = 8\n[scheduler]\ntype = 3\n", "scheduler.type"),
         ("max_steps = 10\n[data\n", "invalid TOML"),
     ],
 )
