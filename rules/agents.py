@@ -61,6 +61,11 @@ _DONT_HEADING = re.compile(
 )
 
 
+def under_prohibition(heading: str | None) -> bool:
+    """Whether a heading stands over a list of things not to do ("Don't", "Anti-patterns")."""
+    return bool(heading) and bool(_DONT_HEADING.search(normalise(heading or "")))
+
+
 def negated(text: str, at: int) -> bool:
     """Whether a negation stands between the last comma (or clause start) before `at` and `at`."""
     return bool(NEGATION.search(re.split(r"[,;:(]|\s+but\s+", text[:at])[-1]))
@@ -329,7 +334,7 @@ def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ..
     prohibited = False
     for line, sentence, heading in sentences(text):
         if heading:
-            prohibited = bool(_DONT_HEADING.search(normalise(sentence)))
+            prohibited = under_prohibition(sentence)
         out.append(recogniser.read(line, sentence, heading, prohibited))
     return tuple(out)
 
@@ -457,11 +462,16 @@ def _changes(
     return tuple(out)
 
 
+def policy_of(files: tuple[PolicyFile, ...], changes: tuple[PolicyChange, ...] = ()) -> Policy:
+    """The policy that read policy files make."""
+    return Policy(files=files, statements=_statements(files), changes=changes)
+
+
 def load_policy(changeset: ChangeSet, rules: Iterable[Rule]) -> Policy:
     """The policy at base (AGENTS.md and deferring CLAUDE.md files), and what the PR's edits would change."""
     recogniser = Recogniser.of(rules)
     files = _read(changeset.base_text, changeset.base_paths(), recogniser)
-    return Policy(files=files, statements=_statements(files), changes=_changes(changeset, files, recogniser))
+    return policy_of(files, _changes(changeset, files, recogniser))
 
 
 def discover(changeset: ChangeSet, rules: Iterable[Rule]) -> dict[str, tuple[Statement, ...]]:
