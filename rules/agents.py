@@ -103,12 +103,22 @@ class PolicyFile:
 
 
 @dataclass(frozen=True)
+class Conflict:
+    """A sentence that relaxes a rule in the scope where another asks for it: the request is kept."""
+
+    code: str
+    kept: Statement  # the sentence that asks for the rule
+    dropped: Statement  # the one that relaxes it, which does not count
+
+
+@dataclass(frozen=True)
 class Policy:
     """The trusted policy of a review: files read at base and the statements they make, by rule code."""
 
     files: tuple[PolicyFile, ...] = ()
     statements: dict[str, tuple[Statement, ...]] = field(default_factory=dict)
     changes: tuple[PolicyChange, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -126,6 +136,16 @@ class Policy:
                 "No AGENTS.md at the base revision: rules that come from AGENTS.md are off "
                 "unless `.github/bot.yml` enables them."
             )
+        for c in self.conflicts:
+            out.append(
+                f"`{c.dropped.source}` relaxes {c.code} ({_quote(c.dropped.text)}), but "
+                f"`{c.kept.source}` asks for it ({_quote(c.kept.text)}): the prohibition wins, "
+                f"so {c.code} stays on{_where(c.kept)}."
+            )
+        for code, found in sorted(self.statements.items()):
+            for st in found:
+                if st.effect == "off":
+                    out.append(f"`{st.source}` turns {code} off{_where(st)}: {_quote(st.text)}.")
         for change in self.changes:
             parts = []
             if change.added:
@@ -137,7 +157,19 @@ class Policy:
                 f"This PR edits `{change.path}`; the review used the base version. "
                 f"After merge the edit {effect}."
             )
-        return tuple(out)
+        return tuple(dict.fromkeys(out))
+
+
+def _quote(text: str, limit: int = 90) -> str:
+    flat = " ".join(text.split())
+    return '"' + (flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026") + '"'
+
+
+def _where(st: Statement) -> str:
+    where = f" in `{st.scope}/`" if st.scope else " in the whole repository"
+    if st.exclude:
+        where += " except " + ", ".join(f"`{ex}/`" for ex in st.exclude)
+    return where
 
 
 def scope_of(path: str) -> str:
@@ -385,31 +417,75 @@ def _read(text_of, paths: Iterable[str], recogniser: Recogniser) -> tuple[Policy
     return tuple(out)
 
 
-_FOLDER = re.compile(r"(?<![\w/.])((?:[\w.-]+/)+)(?=[\s`'\",.;:)]|$)")
+# A folder a sentence names: `tests/unit`, `legacy/`, the `legacy` folder, tests/legacy/ (a bare name needs
+# the trailing slash; a quoted one without a slash needs "folder" or "directory" after it).
+_FOLDER = re.compile(
+    r"`(?P<quoted>[\w.-]+(?:/[\w.-]+)*/?)`(?P<word>\s+(?:folder|directory|dir|tree|package))?"
+    r"|(?<![\w/.`])(?P<bare>(?:[\w.-]+/)+)(?=[\s'\",.;:)]|$)"
+)
+# Words before a folder that put it out of the sentence's reach ("except in `legacy/`") ...
+_EXCEPT = re.compile(r"\b(?:except|excluding|other\s+than|apart\s+from|outside|but\s+not)\b", re.IGNORECASE)
+# ... or make the sentence about it alone ("Unit tests under `tests/unit` must ...").
+_INSIDE = re.compile(
+    r"\b(?:under|in|inside|within|below|beneath)\s+(?:the\s+)?(?:folders?\s+|director(?:y|ies)\s+)?$",
+    re.IGNORECASE,
+)
 
 
-def _folders(text: str) -> list[str]:
-    """Folders a sentence names, like `docs/` or `tests/legacy/` (trailing slash required)."""
-    return [m.group(1).rstrip("/") for m in _FOLDER.finditer(text) if "://" not in m.group(1)]
+@dataclass(frozen=True)
+class Folders:
+    """The folders one sentence names: all of them, those it is about, those it leaves out."""
+
+    named: tuple[str, ...] = ()
+    inside: tuple[str, ...] = ()
+    outside: tuple[str, ...] = ()
+
+
+def folders(text: str) -> Folders:
+    """Which folders a sentence names and how: `tests/unit` after "under", `legacy/` after "except"."""
+    named, inside, outside = [], [], []
+    exception = _EXCEPT.search(text)
+    for m in _FOLDER.finditer(text):
+        name = m.group("quoted") or m.group("bare") or ""
+        if "://" in name or (m.group("quoted") and "/" not in name and not m.group("word")):
+            continue
+        if not name.endswith("/") and re.search(r"\.[A-Za-z]\w*$", name.rsplit("/", 1)[-1]):
+            continue  # a file, like `tests/test_api.py`
+        name = name.rstrip("/")
+        named.append(name)
+        if exception and m.start() > exception.start():
+            outside.append(name)
+        elif _INSIDE.search(text[: m.start()]):
+            inside.append(name)
+    return Folders(tuple(named), tuple(inside), tuple(outside))
 
 
 def _join(scope: str, folder: str) -> str:
     return f"{scope}/{folder}" if scope else folder
 
 
-def _statements(files: tuple[PolicyFile, ...]) -> dict[str, tuple[Statement, ...]]:
+def _statements(
+    files: tuple[PolicyFile, ...],
+) -> tuple[dict[str, tuple[Statement, ...]], tuple[Conflict, ...]]:
     by_path = {f.path: f for f in files}
     codes: dict[str, list[Statement]] = {}
 
     def add(source: PolicyFile, scope: str) -> None:
         for r in source.readings:
+            named = folders(r.text)
             for effect, found in (("on", r.on), ("off", r.off)):
-                # "AGT001 does not apply to docs/" switches the rule off in docs/, not in the whole scope.
-                scopes = [_join(scope, f) for f in _folders(r.text)] if effect == "off" else []
+                if effect == "off":
+                    # "AGT001 does not apply to docs/" switches the rule off in docs/, not in the whole scope.
+                    wheres, exclude = [_join(scope, f) for f in named.named], ()
+                else:
+                    # "Unit tests under `tests/unit` must ..." asks for it there; "..., except in `legacy/`"
+                    # asks for it everywhere in the scope but there.
+                    wheres = [_join(scope, f) for f in named.inside]
+                    exclude = tuple(_join(scope, f) for f in named.outside)
                 for code in found:
                     statements = codes.setdefault(code, [])
-                    for where in scopes or [scope]:
-                        statements.append(Statement(source.path, r.line, r.text, where, effect))
+                    for where in wheres or [scope]:
+                        statements.append(Statement(source.path, r.line, r.text, where, effect, exclude))
 
     for f in files:
         add(f, f.scope)
@@ -417,21 +493,33 @@ def _statements(files: tuple[PolicyFile, ...]) -> dict[str, tuple[Statement, ...
         # An AGENTS.md outside the CLAUDE.md's own folder and its parents also governs that folder.
         if target is not None and not in_scope(f.scope, target.scope):
             add(target, f.scope)
+    conflicts: list[Conflict] = []
+    for code, found in codes.items():
+        # Where one sentence asks for a rule and another relaxes it for the same folder ("Editing existing
+        # tests is fine" beside "Never rewrite a test to make it pass"), the request stands, and the report
+        # says so: a permission never silently outweighs a prohibition.
+        asks = {st.scope: st for st in reversed(found) if st.effect == "on"}
+        kept = [st for st in found if st.effect == "on" or st.scope not in asks]
+        conflicts += [Conflict(code, asks[st.scope], st) for st in found if st not in kept]
+        codes[code] = kept
     # Ordered root first, then by file and line: Context.statement_for lets the last nearest one win.
-    return {
+    ordered = {
         code: tuple(sorted(found, key=lambda s: (s.scope.count("/") + bool(s.scope), s.path, s.line)))
         for code, found in codes.items()
+        if found
     }
+    return ordered, tuple(dict.fromkeys(conflicts))
 
 
 def _effects(f: PolicyFile | None) -> dict[str, str]:
-    """Each rule's last word in one file: "on" or "off"."""
+    """Each rule's word in one file: "on" where any sentence asks for it (a prohibition outweighs a
+    permission, as in the review), else "off" where one relaxes it."""
     out: dict[str, str] = {}
     for r in f.readings if f else ():
+        for code in r.off:
+            out.setdefault(code, "off")
         for code in r.on:
             out[code] = "on"
-        for code in r.off:
-            out[code] = "off"
     return out
 
 
@@ -464,7 +552,8 @@ def _changes(
 
 def policy_of(files: tuple[PolicyFile, ...], changes: tuple[PolicyChange, ...] = ()) -> Policy:
     """The policy that read policy files make."""
-    return Policy(files=files, statements=_statements(files), changes=changes)
+    statements, conflicts = _statements(files)
+    return Policy(files=files, statements=statements, changes=changes, conflicts=conflicts)
 
 
 def load_policy(changeset: ChangeSet, rules: Iterable[Rule]) -> Policy:
