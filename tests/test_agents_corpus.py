@@ -1,4 +1,4 @@
-"""The AGENTS.md recogniser on real sentences: precision and recall of "turns a rule on", and no silent opt-out."""
+"""The AGENTS.md recogniser on real sentences: precision, recall of "turns a rule on", no silent opt-out."""
 
 import pytest
 
