@@ -85,10 +85,22 @@ class Reading:
     on: tuple[str, ...] = ()
     off: tuple[str, ...] = ()
     heading: bool = False
+    # For each rule turned on, the clause (its index in `clauses(text)`) that asks for it.
+    asked_in: tuple[tuple[str, int], ...] = ()
 
     @property
     def understood(self) -> bool:
         return bool(self.on or self.off)
+
+    def folders_of(self, code: str) -> Folders:
+        """The folders the sentence asks for a rule in and leaves out: a folder counts where the clause
+        asking for the rule names it ("Unit tests under `tests/unit` must ..."), an exception anywhere."""
+        whole = folders(self.text)
+        parts = clauses(self.text)
+        at = dict(self.asked_in).get(code)
+        if at is None or at >= len(parts):
+            return whole
+        return Folders(whole.named, folders(parts[at]).inside, whole.outside)
 
 
 @dataclass(frozen=True)
@@ -267,6 +279,11 @@ def sentences(text: str) -> Iterator[tuple[int, str, bool]]:
             yield line, sentence, heading
 
 
+def clauses(text: str) -> list[str]:
+    """The clauses of a sentence that each say their own thing."""
+    return _CLAUSE.split(text)
+
+
 def normalise(sentence: str) -> str:
     # Emphasis and code marks do not change what a sentence asks for.
     return re.sub(r"[`*]|__", "", sentence).replace("\u2019", "'").replace("\u2018", "'")
@@ -302,23 +319,25 @@ class Recogniser:
             return Reading(line, sentence[:MAX_SENTENCE], heading=heading)
         if prohibited and not heading:
             text = "Don't " + text
-        on: dict[str, None] = {}
+        on: dict[str, int] = {}
         off: dict[str, None] = {}
-        for clause in _CLAUSE.split(text):
+        for index, clause in enumerate(clauses(text)):
             relaxed = bool(_RELAXED.search(clause))
             named = self._named(clause)
             for rule, patterns in self.rules:
                 if rule.code in named:
                     explicit_off = relaxed or _SWITCH_OFF.search(clause)
-                    if explicit_off or _SWITCH_ON.search(clause):
-                        (off if explicit_off else on)[rule.code] = None
+                    if explicit_off:
+                        off[rule.code] = None
+                    elif _SWITCH_ON.search(clause):
+                        on.setdefault(rule.code, index)
                     continue
                 effect = self._effect(clause, patterns, relaxed)
                 if effect == "on":
-                    on[rule.code] = None
+                    on.setdefault(rule.code, index)
                 elif effect == "off":
                     off[rule.code] = None
-        return Reading(line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading)
+        return Reading(line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading, tuple(on.items()))
 
     @staticmethod
     def _effect(clause: str, patterns: tuple[re.Pattern[str], ...], relaxed: bool) -> str | None:
@@ -432,6 +451,10 @@ _INSIDE = re.compile(
 )
 
 
+# What stands between two folders of one list ("in `lib/`, `app/` and `cli/`").
+_LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|or))\s*", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Folders:
     """The folders one sentence names: all of them, those it is about, those it leaves out."""
@@ -445,6 +468,7 @@ def folders(text: str) -> Folders:
     """Which folders a sentence names and how: `tests/unit` after "under", `legacy/` after "except"."""
     named, inside, outside = [], [], []
     exception = _EXCEPT.search(text)
+    last, last_end = None, -1
     for m in _FOLDER.finditer(text):
         name = m.group("quoted") or m.group("bare") or ""
         if "://" in name or (m.group("quoted") and "/" not in name and not m.group("word")):
@@ -453,10 +477,16 @@ def folders(text: str) -> Folders:
             continue  # a file, like `tests/test_api.py`
         name = name.rstrip("/")
         named.append(name)
+        listed = last is not None and _LISTED.fullmatch(text[last_end : m.start()])
         if exception and m.start() > exception.start():
-            outside.append(name)
+            last = outside
         elif _INSIDE.search(text[: m.start()]):
-            inside.append(name)
+            last = inside
+        elif not listed:
+            last = None
+        if last is not None:
+            last.append(name)
+        last_end = m.end()
     return Folders(tuple(named), tuple(inside), tuple(outside))
 
 
@@ -472,20 +502,19 @@ def _statements(
 
     def add(source: PolicyFile, scope: str) -> None:
         for r in source.readings:
-            named = folders(r.text)
-            for effect, found in (("on", r.on), ("off", r.off)):
-                if effect == "off":
-                    # "AGT001 does not apply to docs/" switches the rule off in docs/, not in the whole scope.
-                    wheres, exclude = [_join(scope, f) for f in named.named], ()
-                else:
-                    # "Unit tests under `tests/unit` must ..." asks for it there; "..., except in `legacy/`"
-                    # asks for it everywhere in the scope but there.
-                    wheres = [_join(scope, f) for f in named.inside]
-                    exclude = tuple(_join(scope, f) for f in named.outside)
-                for code in found:
-                    statements = codes.setdefault(code, [])
-                    for where in wheres or [scope]:
-                        statements.append(Statement(source.path, r.line, r.text, where, effect, exclude))
+            for code in r.off:
+                # "AGT001 does not apply to docs/" switches the rule off in docs/, not in the whole scope.
+                for where in [_join(scope, f) for f in folders(r.text).named] or [scope]:
+                    codes.setdefault(code, []).append(Statement(source.path, r.line, r.text, where, "off"))
+            for code in r.on:
+                # "Unit tests under `tests/unit` must ..." asks for it there; "..., except in `legacy/`"
+                # everywhere in the scope but there.
+                named = r.folders_of(code)
+                exclude = tuple(_join(scope, f) for f in named.outside)
+                for where in [_join(scope, f) for f in named.inside] or [scope]:
+                    codes.setdefault(code, []).append(
+                        Statement(source.path, r.line, r.text, where, "on", exclude)
+                    )
 
     for f in files:
         add(f, f.scope)

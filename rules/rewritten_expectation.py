@@ -224,8 +224,8 @@ RULE = Rule(
         + _EDITS
         + r"\s+(?:(?:an?|the|any|all)\s+)?(?:existing|passing|failing|current)\s+tests?\b",
         # Expectations that must not be changed, said in the passive: "The golden fixtures must never be
-        # modified" (not how they are changed: "... must not be edited by hand").
-        r"^(?!.*\b(?:manually|by\s+hand)\b).*\b(?:golden\s+(?:files?|outputs?|values?)|(?:test\s+)?fixtures?|"
+        # modified" (not how or by whom: "... must not be edited by hand", "... modified by tests").
+        r"^(?!.*\b(?:manually|by\s+hand|by\s+(?:the\s+)?tests?|at\s+runtime)\b).*\b(?:golden\s+(?:files?|outputs?|values?)|(?:test\s+)?fixtures?|"
         r"expected\s+(?:values?|outputs?|results?)|expectations?|assertions?|(?:existing|passing)\s+tests?)\b.*?"
         r"\b(?:must|should|shall|may|can|are\s+to|is\s+to)(?:\s+not|\s+never|n't)\s+(?:ever\s+)?(?:be\s+)?"
         r"(?:modified|changed|edited|updated|rewritten|altered|weakened|relaxed|deleted|removed|skipped|touched)\b",

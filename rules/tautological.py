@@ -164,9 +164,11 @@ RULE = Rule(
         r"pass(?:es)?\s+no\s+matter\s+what|trivially\s+pass(?:es)?)\b",
         r"\btests?\b.*\b(?:must|should|needs?\s+to|has\s+to|have\s+to)\s+be\s+able\s+to\s+fail\b",
         # Tests must assert something: "Every test must assert something", "... at least one real assertion".
-        r"\btests?\b(?:\s+\w+){0,3}?\s+" + _MUST + r"\s+(?:\w+\s+){0,2}?(?:assert|check|verify)\w*\s+"
+        r"\btests?\b(?:\s+[\w/.-]+){0,3}?\s+" + _MUST + r"\s+(?:\w+\s+){0,2}?(?:assert|check|verify)\w*\s+"
         r"(?:on\s+)?(?:something|at\s+least\s+one|anything\s+real)\b",
-        r"\btests?\b(?:\s+\w+){0,3}?\s+(?:" + _MUST + r"\s+(?:\w+\s+){0,2}?(?:contain|have|include|make)|"
+        r"\btests?\b(?:\s+[\w/.-]+){0,3}?\s+(?:"
+        + _MUST
+        + r"\s+(?:\w+\s+){0,2}?(?:contain|have|include|make)|"
         r"needs?|requires?)\s+(?:at\s+least\s+one|an?|one)(?:\s+(?:real|meaningful|actual|proper))?"
         r"\s+(?:assert\w*|checks?|expectations?)\b",
         # Imperative leaving them out: "Skip tautological tests (simple mappings, copies of the code)".
