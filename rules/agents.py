@@ -466,9 +466,12 @@ class Folders:
 
 def folders(text: str) -> Folders:
     """Which folders a sentence names and how: `tests/unit` after "under", `legacy/` after "except"."""
-    named, inside, outside = [], [], []
+    named: list[str] = []
+    inside: list[str] = []
+    outside: list[str] = []
     exception = _EXCEPT.search(text)
-    last, last_end = None, -1
+    last: list[str] | None = None
+    last_end = -1
     for m in _FOLDER.finditer(text):
         name = m.group("quoted") or m.group("bare") or ""
         if "://" in name or (m.group("quoted") and "/" not in name and not m.group("word")):
@@ -541,8 +544,7 @@ def _statements(
 
 
 def _effects(f: PolicyFile | None) -> dict[str, str]:
-    """Each rule's word in one file: "on" where any sentence asks for it (a prohibition outweighs a
-    permission, as in the review), else "off" where one relaxes it."""
+    """Each rule's word in one file: "on" where any sentence asks for it (as in the review), else "off"."""
     out: dict[str, str] = {}
     for r in f.readings if f else ():
         for code in r.off:
