@@ -35,7 +35,7 @@ def _label(code: str) -> str:
 # A sentence about what the AGENTS.md rules look at. Without --all only these are listed when not understood:
 # a real AGENTS.md has hundreds of sentences about other things.
 _ABOUT_RULES = re.compile(
-    r"\b(?:tests?|testing|tested|regressions?|tautolog\w*|assert\w*|PRs?|pull\s+requests?|commits?|"
+    r"(?<!-)\b(?:tests?|testing|tested|regressions?|tautolog\w*|assert\w*|PRs?|pull\s+requests?|commits?|"
     r"branch(?:es)?|trunk|main|master|develop)\b",
     re.IGNORECASE,
 )
