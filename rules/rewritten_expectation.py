@@ -205,8 +205,9 @@ RULE = Rule(
         # A verdict after the fact: "Hard-coding expected values to force a green run is unacceptable".
         r"\b" + _EDIT + r"\s+(?:" + _TESTS + r"|" + _EXPECTED + r").*\b(?:is|are)\s+(?:unacceptable|not\s+"
         r"(?:acceptable|allowed|permitted|ok(?:ay)?)|forbidden|prohibited|banned)\b",
-        # A list of verbs that includes deleting or skipping, with a motive or an existing test as the object:
-        # "Do not delete, weaken, or skip an existing test merely to make new code pass".
+        # A list of verbs that includes deleting or skipping, with a motive or an existing test as the object,
+        # tests perhaps in a list of objects: "Do not delete, weaken, or skip an existing test merely to make
+        # new code pass", "Never modify gates, tests, or verification commands to make them pass".
         r"^(?=.*\b(?:match\w*|fit|suit|pass|passes|passing|green|accommodate|force|forcing|"
         r"(?:merely|just|solely|simply)\s+to)\b).*?"
         + _PROHIBITION
@@ -217,7 +218,7 @@ RULE = Rule(
                 r"hard-?cod|delet|remov|skip|disabl|xfail|silenc)\w*"
             )
         )
-        + r"\s+"
+        + r"\s+(?:[\w']+(?:\s+[\w']+)?,\s+(?:(?:or|and)\s+)?){0,2}"
         + _TESTS,
         _PROHIBITION
         + r".*?\b"
@@ -240,5 +241,6 @@ RULE = Rule(
         "Agents must not edit existing tests to fit the new behaviour.",
         "Do not delete, weaken, or skip an existing test merely to make new code pass.",
         "The golden fixtures must never be modified.",
+        "Never modify gates, tests, or verification commands to make them pass.",
     ),
 )
