@@ -72,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--base", default="HEAD", help="with --explain: revision whose policy to read (default: HEAD)"
     )
+    r.add_argument(
+        "--all",
+        action="store_true",
+        dest="all_sentences",
+        help="with --explain: list every sentence not understood, not only those about tests, PRs, "
+        "commits or branches",
+    )
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
     e.add_argument("path", type=Path, help="example folder, e.g. examples/mobile300")
     _output_args(e)
@@ -156,7 +163,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     if args.explain:
         from bot.explain import explain
 
-        sys.stdout.write(explain(args.repo, args.base))
+        sys.stdout.write(explain(args.repo, args.base, every_sentence=args.all_sentences))
         return 0
     sys.stdout.write(rules_markdown() if args.format == "markdown" else rules_text())
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bot.engine import read_config
@@ -9,7 +10,7 @@ from bot.local import GitReader, open_repo, resolve
 from bot.models import ChangeSet
 from bot.sanitize import one_line
 from rules.agents import Policy, PolicyFile, load_policy
-from rules.base import Context, Review, Rule
+from rules.base import Context, Review, Rule, Statement, in_scope
 from rules.catalog import REGISTRY
 from rules.trunk import trunk_named
 
@@ -31,7 +32,25 @@ def _label(code: str) -> str:
     return f"{code} {rule.name}" if rule else code
 
 
-def _file_lines(f: PolicyFile) -> list[str]:
+# A sentence about what the AGENTS.md rules look at. Without --all only these are listed when not understood:
+# a real AGENTS.md has hundreds of sentences about other things.
+_ABOUT_RULES = re.compile(
+    r"(?<!-)\b(?:tests?|testing|tested|regressions?|tautolog\w*|assert\w*|PRs?|pull\s+requests?|commits?|"
+    r"branch(?:es)?|trunk|main|master|develop)\b",
+    re.IGNORECASE,
+)
+
+
+def _narrowed(statements: list[Statement], scope: str) -> str:
+    """Where a sentence asks for a rule, when that is narrower than its file's folder."""
+    parts = [f"in {one_line(st.scope)}/ only" for st in statements if st.scope != scope]
+    excluded = sorted({ex for st in statements for ex in st.exclude})
+    if excluded:
+        parts.append("except in " + ", ".join(f"{one_line(ex)}/" for ex in excluded))
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _file_lines(f: PolicyFile, policy: Policy, every_sentence: bool) -> list[str]:
     path, scope = one_line(f.path), one_line(f.scope)
     where = "the whole repository" if f.scope == "" else f"{scope}/"
     head = f"{path} (governs {where})"
@@ -41,14 +60,48 @@ def _file_lines(f: PolicyFile) -> list[str]:
     out = [head]
     if f.error:
         return [*out, f"  not read: {f.error}"]
+    hidden = 0
     for r in f.readings:
         text = one_line(r.text, 160)
         for code in r.on:
-            out.append(f'  line {r.line:<4} turns on  {_label(code)}: "{text}"')
+            mine = [
+                st
+                for st in policy.statements.get(code, ())
+                if st.path == f.path and st.line == r.line and in_scope(st.scope, f.scope)
+            ]
+            out.append(f'  line {r.line:<4} turns on  {_label(code)}{_narrowed(mine, f.scope)}: "{text}"')
         for code in r.off:
-            out.append(f'  line {r.line:<4} turns off {_label(code)}: "{text}"')
+            winner = next(
+                (
+                    c.kept
+                    for c in policy.conflicts
+                    if c.code == code and (c.dropped.path, c.dropped.line) == (f.path, r.line)
+                ),
+                None,
+            )
+            if winner is None:
+                mine = [
+                    st
+                    for st in policy.statements.get(code, ())
+                    if (st.path, st.line, st.effect) == (f.path, r.line, "off")
+                    and in_scope(st.scope, f.scope)
+                ]
+                out.append(f'  line {r.line:<4} turns off {_label(code)}{_narrowed(mine, f.scope)}: "{text}"')
+            else:
+                out.append(
+                    f'  line {r.line:<4} relaxes   {_label(code)}, overruled by {winner.source}: "{text}"'
+                )
         if not r.understood and not r.heading:
-            out.append(f'  line {r.line:<4} not understood: "{text}"')
+            if every_sentence or _ABOUT_RULES.search(r.text):
+                out.append(f'  line {r.line:<4} not understood: "{text}"')
+            else:
+                hidden += 1
+    if hidden:
+        noun = "sentence" if hidden == 1 else "sentences"
+        out.append(
+            f"  ({hidden} more {noun} not understood, about other things than tests, PRs, commits or "
+            "branches: --all lists them)"
+        )
     return out
 
 
@@ -77,14 +130,18 @@ def _trunk(review: Review) -> str:
     return 'no trunk named: set `trunk` in .github/bot.yml, or name it ("PRs go to main")'
 
 
-def explain(repo: str | Path, rev: str = "HEAD") -> str:
-    """The explanation as plain text for a terminal."""
+def explain(repo: str | Path, rev: str = "HEAD", every_sentence: bool = False) -> str:
+    """The explanation as plain text for a terminal; every_sentence lists all sentences not understood."""
     changeset, policy, review = policy_at(repo, rev)
     out = [f"Policy at {rev} ({changeset.base_sha[:7]})", ""]
     if not policy.files:
         out += ["No AGENTS.md (or CLAUDE.md deferring to one) at this revision.", ""]
     for f in policy.files:
-        out += [*_file_lines(f), ""]
+        out += [*_file_lines(f, policy, every_sentence), ""]
+    # Opt-outs and overruled permissions, as the review's notes word them.
+    said = [n for n in policy.notes() if n.startswith("`")]
+    if said:
+        out += ["Notes:", *(f"  {one_line(n, 400)}" for n in said), ""]
     settings = [
         f"{code}: " + ", ".join(f"{k}={v}" for k, v in s.model_dump(exclude_defaults=True).items())
         for code, s in review.config.rules.items()

@@ -61,6 +61,11 @@ _DONT_HEADING = re.compile(
 )
 
 
+def under_prohibition(heading: str | None) -> bool:
+    """Whether a heading stands over a list of things not to do ("Don't", "Anti-patterns")."""
+    return bool(heading) and bool(_DONT_HEADING.search(normalise(heading or "")))
+
+
 def negated(text: str, at: int) -> bool:
     """Whether a negation stands between the last comma (or clause start) before `at` and `at`."""
     return bool(NEGATION.search(re.split(r"[,;:(]|\s+but\s+", text[:at])[-1]))
@@ -80,10 +85,22 @@ class Reading:
     on: tuple[str, ...] = ()
     off: tuple[str, ...] = ()
     heading: bool = False
+    # For each rule turned on, the clause (its index in `clauses(text)`) that asks for it.
+    asked_in: tuple[tuple[str, int], ...] = ()
 
     @property
     def understood(self) -> bool:
         return bool(self.on or self.off)
+
+    def folders_of(self, code: str) -> Folders:
+        """The folders the sentence asks for a rule in and leaves out: a folder counts where the clause
+        asking for the rule names it ("Unit tests under `tests/unit` must ..."), an exception anywhere."""
+        whole = folders(self.text)
+        parts = clauses(self.text)
+        at = dict(self.asked_in).get(code)
+        if at is None or at >= len(parts):
+            return whole
+        return Folders(whole.named, folders(parts[at]).inside, whole.outside)
 
 
 @dataclass(frozen=True)
@@ -98,12 +115,22 @@ class PolicyFile:
 
 
 @dataclass(frozen=True)
+class Conflict:
+    """A sentence that relaxes a rule in the scope where another asks for it: the request is kept."""
+
+    code: str
+    kept: Statement  # the sentence that asks for the rule
+    dropped: Statement  # the one that relaxes it, which does not count
+
+
+@dataclass(frozen=True)
 class Policy:
     """The trusted policy of a review: files read at base and the statements they make, by rule code."""
 
     files: tuple[PolicyFile, ...] = ()
     statements: dict[str, tuple[Statement, ...]] = field(default_factory=dict)
     changes: tuple[PolicyChange, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -121,6 +148,16 @@ class Policy:
                 "No AGENTS.md at the base revision: rules that come from AGENTS.md are off "
                 "unless `.github/bot.yml` enables them."
             )
+        for c in self.conflicts:
+            out.append(
+                f"`{c.dropped.source}` relaxes {c.code} ({_quote(c.dropped.text)}), but "
+                f"`{c.kept.source}` asks for it ({_quote(c.kept.text)}): the prohibition wins, "
+                f"so {c.code} stays on{_where(c.kept)}."
+            )
+        for code, found in sorted(self.statements.items()):
+            for st in found:
+                if st.effect == "off":
+                    out.append(f"`{st.source}` turns {code} off{_where(st)}: {_quote(st.text)}.")
         for change in self.changes:
             parts = []
             if change.added:
@@ -132,7 +169,19 @@ class Policy:
                 f"This PR edits `{change.path}`; the review used the base version. "
                 f"After merge the edit {effect}."
             )
-        return tuple(out)
+        return tuple(dict.fromkeys(out))
+
+
+def _quote(text: str, limit: int = 90) -> str:
+    flat = " ".join(text.split())
+    return '"' + (flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026") + '"'
+
+
+def _where(st: Statement) -> str:
+    where = f" in `{st.scope}/`" if st.scope else " in the whole repository"
+    if st.exclude:
+        where += " except " + ", ".join(f"`{ex}/`" for ex in st.exclude)
+    return where
 
 
 def scope_of(path: str) -> str:
@@ -230,6 +279,11 @@ def sentences(text: str) -> Iterator[tuple[int, str, bool]]:
             yield line, sentence, heading
 
 
+def clauses(text: str) -> list[str]:
+    """The clauses of a sentence that each say their own thing."""
+    return _CLAUSE.split(text)
+
+
 def normalise(sentence: str) -> str:
     # Emphasis and code marks do not change what a sentence asks for.
     return re.sub(r"[`*]|__", "", sentence).replace("\u2019", "'").replace("\u2018", "'")
@@ -265,23 +319,25 @@ class Recogniser:
             return Reading(line, sentence[:MAX_SENTENCE], heading=heading)
         if prohibited and not heading:
             text = "Don't " + text
-        on: dict[str, None] = {}
+        on: dict[str, int] = {}
         off: dict[str, None] = {}
-        for clause in _CLAUSE.split(text):
+        for index, clause in enumerate(clauses(text)):
             relaxed = bool(_RELAXED.search(clause))
             named = self._named(clause)
             for rule, patterns in self.rules:
                 if rule.code in named:
                     explicit_off = relaxed or _SWITCH_OFF.search(clause)
-                    if explicit_off or _SWITCH_ON.search(clause):
-                        (off if explicit_off else on)[rule.code] = None
+                    if explicit_off:
+                        off[rule.code] = None
+                    elif _SWITCH_ON.search(clause):
+                        on.setdefault(rule.code, index)
                     continue
                 effect = self._effect(clause, patterns, relaxed)
                 if effect == "on":
-                    on[rule.code] = None
+                    on.setdefault(rule.code, index)
                 elif effect == "off":
                     off[rule.code] = None
-        return Reading(line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading)
+        return Reading(line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading, tuple(on.items()))
 
     @staticmethod
     def _effect(clause: str, patterns: tuple[re.Pattern[str], ...], relaxed: bool) -> str | None:
@@ -329,7 +385,7 @@ def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ..
     prohibited = False
     for line, sentence, heading in sentences(text):
         if heading:
-            prohibited = bool(_DONT_HEADING.search(normalise(sentence)))
+            prohibited = under_prohibition(sentence)
         out.append(recogniser.read(line, sentence, heading, prohibited))
     return tuple(out)
 
@@ -380,31 +436,88 @@ def _read(text_of, paths: Iterable[str], recogniser: Recogniser) -> tuple[Policy
     return tuple(out)
 
 
-_FOLDER = re.compile(r"(?<![\w/.])((?:[\w.-]+/)+)(?=[\s`'\",.;:)]|$)")
+# A folder a sentence names: `tests/unit`, `legacy/`, the `legacy` folder, tests/legacy/ (a bare name needs
+# the trailing slash; a quoted one without a slash needs "folder" or "directory" after it).
+_FOLDER = re.compile(
+    r"`(?P<quoted>[\w.-]+(?:/[\w.-]+)*/?)`(?P<word>\s+(?:folder|directory|dir|tree|package))?"
+    r"|(?<![\w/.`])(?P<bare>(?:[\w.-]+/)+)(?=[\s'\",.;:)]|$)"
+)
+# Words before a folder that put it out of the sentence's reach ("except in `legacy/`") ...
+_EXCEPT = re.compile(r"\b(?:except|excluding|other\s+than|apart\s+from|outside|but\s+not)\b", re.IGNORECASE)
+# ... or make the sentence about it alone ("Unit tests under `tests/unit` must ...").
+_INSIDE = re.compile(
+    r"\b(?:under|in|inside|within|below|beneath)\s+(?:the\s+)?(?:folders?\s+|director(?:y|ies)\s+)?$",
+    re.IGNORECASE,
+)
 
 
-def _folders(text: str) -> list[str]:
-    """Folders a sentence names, like `docs/` or `tests/legacy/` (trailing slash required)."""
-    return [m.group(1).rstrip("/") for m in _FOLDER.finditer(text) if "://" not in m.group(1)]
+# What stands between two folders of one list ("in `lib/`, `app/` and `cli/`").
+_LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|or))\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Folders:
+    """The folders one sentence names: all of them, those it is about, those it leaves out."""
+
+    named: tuple[str, ...] = ()
+    inside: tuple[str, ...] = ()
+    outside: tuple[str, ...] = ()
+
+
+def folders(text: str) -> Folders:
+    """Which folders a sentence names and how: `tests/unit` after "under", `legacy/` after "except"."""
+    named: list[str] = []
+    inside: list[str] = []
+    outside: list[str] = []
+    exception = _EXCEPT.search(text)
+    last: list[str] | None = None
+    last_end = -1
+    for m in _FOLDER.finditer(text):
+        name = m.group("quoted") or m.group("bare") or ""
+        if "://" in name or (m.group("quoted") and "/" not in name and not m.group("word")):
+            continue
+        if not name.endswith("/") and re.search(r"\.[A-Za-z]\w*$", name.rsplit("/", 1)[-1]):
+            continue  # a file, like `tests/test_api.py`
+        name = name.rstrip("/")
+        named.append(name)
+        listed = last is not None and _LISTED.fullmatch(text[last_end : m.start()])
+        if exception and m.start() > exception.start():
+            last = outside
+        elif _INSIDE.search(text[: m.start()]):
+            last = inside
+        elif not listed:
+            last = None
+        if last is not None:
+            last.append(name)
+        last_end = m.end()
+    return Folders(tuple(named), tuple(inside), tuple(outside))
 
 
 def _join(scope: str, folder: str) -> str:
     return f"{scope}/{folder}" if scope else folder
 
 
-def _statements(files: tuple[PolicyFile, ...]) -> dict[str, tuple[Statement, ...]]:
+def _statements(
+    files: tuple[PolicyFile, ...],
+) -> tuple[dict[str, tuple[Statement, ...]], tuple[Conflict, ...]]:
     by_path = {f.path: f for f in files}
     codes: dict[str, list[Statement]] = {}
 
     def add(source: PolicyFile, scope: str) -> None:
         for r in source.readings:
-            for effect, found in (("on", r.on), ("off", r.off)):
+            for code in r.off:
                 # "AGT001 does not apply to docs/" switches the rule off in docs/, not in the whole scope.
-                scopes = [_join(scope, f) for f in _folders(r.text)] if effect == "off" else []
-                for code in found:
-                    statements = codes.setdefault(code, [])
-                    for where in scopes or [scope]:
-                        statements.append(Statement(source.path, r.line, r.text, where, effect))
+                for where in [_join(scope, f) for f in folders(r.text).named] or [scope]:
+                    codes.setdefault(code, []).append(Statement(source.path, r.line, r.text, where, "off"))
+            for code in r.on:
+                # "Unit tests under `tests/unit` must ..." asks for it there; "..., except in `legacy/`"
+                # everywhere in the scope but there.
+                named = r.folders_of(code)
+                exclude = tuple(_join(scope, f) for f in named.outside)
+                for where in [_join(scope, f) for f in named.inside] or [scope]:
+                    codes.setdefault(code, []).append(
+                        Statement(source.path, r.line, r.text, where, "on", exclude)
+                    )
 
     for f in files:
         add(f, f.scope)
@@ -412,21 +525,32 @@ def _statements(files: tuple[PolicyFile, ...]) -> dict[str, tuple[Statement, ...
         # An AGENTS.md outside the CLAUDE.md's own folder and its parents also governs that folder.
         if target is not None and not in_scope(f.scope, target.scope):
             add(target, f.scope)
+    conflicts: list[Conflict] = []
+    for code, found in codes.items():
+        # Where one sentence asks for a rule and another relaxes it for the same folder ("Editing existing
+        # tests is fine" beside "Never rewrite a test to make it pass"), the request stands, and the report
+        # says so: a permission never silently outweighs a prohibition.
+        asks = {st.scope: st for st in reversed(found) if st.effect == "on"}
+        kept = [st for st in found if st.effect == "on" or st.scope not in asks]
+        conflicts += [Conflict(code, asks[st.scope], st) for st in found if st not in kept]
+        codes[code] = kept
     # Ordered root first, then by file and line: Context.statement_for lets the last nearest one win.
-    return {
+    ordered = {
         code: tuple(sorted(found, key=lambda s: (s.scope.count("/") + bool(s.scope), s.path, s.line)))
         for code, found in codes.items()
+        if found
     }
+    return ordered, tuple(dict.fromkeys(conflicts))
 
 
 def _effects(f: PolicyFile | None) -> dict[str, str]:
-    """Each rule's last word in one file: "on" or "off"."""
+    """Each rule's word in one file: "on" where any sentence asks for it (as in the review), else "off"."""
     out: dict[str, str] = {}
     for r in f.readings if f else ():
+        for code in r.off:
+            out.setdefault(code, "off")
         for code in r.on:
             out[code] = "on"
-        for code in r.off:
-            out[code] = "off"
     return out
 
 
@@ -457,11 +581,17 @@ def _changes(
     return tuple(out)
 
 
+def policy_of(files: tuple[PolicyFile, ...], changes: tuple[PolicyChange, ...] = ()) -> Policy:
+    """The policy that read policy files make."""
+    statements, conflicts = _statements(files)
+    return Policy(files=files, statements=statements, changes=changes, conflicts=conflicts)
+
+
 def load_policy(changeset: ChangeSet, rules: Iterable[Rule]) -> Policy:
     """The policy at base (AGENTS.md and deferring CLAUDE.md files), and what the PR's edits would change."""
     recogniser = Recogniser.of(rules)
     files = _read(changeset.base_text, changeset.base_paths(), recogniser)
-    return Policy(files=files, statements=_statements(files), changes=_changes(changeset, files, recogniser))
+    return policy_of(files, _changes(changeset, files, recogniser))
 
 
 def discover(changeset: ChangeSet, rules: Iterable[Rule]) -> dict[str, tuple[Statement, ...]]:

@@ -22,9 +22,15 @@ class Statement:
     path: str  # the AGENTS.md (or CLAUDE.md) file
     line: int
     text: str
-    scope: str  # folder the file governs, "" for the whole repository
+    scope: str  # folder it governs: its file's, or one the sentence names ("under tests/unit"); "" = all
     # "on" turns the rule on for the scope; "off" (e.g. "AGT001 does not apply here") turns it off.
     effect: str = "on"
+    # Folders inside the scope the sentence leaves out ("... except in `legacy/`"): it says nothing there.
+    exclude: tuple[str, ...] = ()
+
+    def governs(self, path: str) -> bool:
+        """Whether the sentence speaks about path: inside its scope and outside its exclusions."""
+        return in_scope(path, self.scope) and not any(in_scope(path, ex) for ex in self.exclude)
 
     @property
     def source(self) -> str:
@@ -65,7 +71,7 @@ class Context:
         """The AGENTS.md statement governing path for this rule: nearest scope wins, then the later line."""
         best: Statement | None = None
         for st in self.review.statements.get(self.rule.code, ()):
-            if in_scope(path, st.scope) and (best is None or len(st.scope) >= len(best.scope)):
+            if st.governs(path) and (best is None or len(st.scope) >= len(best.scope)):
                 best = st
         return best
 

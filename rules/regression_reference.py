@@ -318,13 +318,17 @@ RULE = Rule(
     doc=__doc__ or "",
     summary="New regression tests must name the PR or commit they guard in their docstring.",
     recognisers=(
-        # The test is the subject of a verb of naming whose object is a PR or commit, and the sentence
-        # says what makes it about guarding: "Regression tests must name the PR/commit they guard".
+        # The test is the subject of a verb of naming whose object is a PR, commit or issue, and the sentence
+        # says what makes it about guarding: "Regression tests must name the PR/commit they guard", "Bug fixes
+        # should include a regression test that references the issue number".
         r"^(?=.*\b(?:regressions?|guard\w*|protect\w*|docstrings?|fix\w*|bugs?)\b).*?"
         r"\b" + _TEST + r"(?:(?!\b(?:and|or|messages?|descriptions?|titles?|changelogs?|body|bodies)\b).)*?"
-        r"\b(?P<act>" + _NAMING + r")\s+" + _REF,
-        # Imperative: "Name the PR or commit a regression test guards in its docstring".
-        r"\b(?P<act>" + _NAMING + r")\s+" + _REF + r".*?(?:" + _IN_DOCSTRING + r"|" + _GUARDED + r")",
+        r"\b(?P<act>" + _NAMING + r")\s+(?:[\w']+[\s/]+){0,3}?"
+        r"(?:PRs?|pull\s+requests?|commits?|fix(?:es)?|issues?)\b",
+        # Imperative: "Name the PR or commit a regression test guards in its docstring", "Name the issue ...".
+        r"\b(?P<act>" + _NAMING + r")\s+(?:[\w']+[\s/]+){0,3}?"
+        r"(?:PRs?|pull\s+requests?|commits?|fix(?:es)?|issues?)\b"
+        r".*?(?:" + _IN_DOCSTRING + r"|" + _GUARDED + r")",
     ),
     options={"regression": MODES[0]},
     phrases=(
@@ -332,5 +336,7 @@ RULE = Rule(
         "Tests must reference the PR they guard.",
         "Every regression test should cite the commit it protects.",
         "Name the PR or commit a regression test guards in its docstring.",
+        "Name the issue a regression test guards in its docstring.",
+        "Bug fixes should include a regression test that references the issue number.",
     ),
 )

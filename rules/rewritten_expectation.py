@@ -205,6 +205,31 @@ RULE = Rule(
         # A verdict after the fact: "Hard-coding expected values to force a green run is unacceptable".
         r"\b" + _EDIT + r"\s+(?:" + _TESTS + r"|" + _EXPECTED + r").*\b(?:is|are)\s+(?:unacceptable|not\s+"
         r"(?:acceptable|allowed|permitted|ok(?:ay)?)|forbidden|prohibited|banned)\b",
+        # A list of verbs that includes deleting or skipping, with a motive or an existing test as the object,
+        # tests perhaps in a list of objects: "Do not delete, weaken, or skip an existing test merely to make
+        # new code pass", "Never modify gates, tests, or verification commands to make them pass".
+        r"^(?=.*\b(?:match\w*|fit|suit|pass|passes|passing|green|accommodate|force|forcing|"
+        r"(?:merely|just|solely|simply)\s+to)\b).*?"
+        + _PROHIBITION
+        + r".*?\b"
+        + (
+            _EDITS := r"(?:(?:{v})(?:\s*,\s*(?:or\s+|and\s+)?(?:{v})|\s+(?:or|and)\s+(?:{v}))*)".format(
+                v=r"(?:rewrit|chang|edit|modif|updat|adjust|tweak|alter|hack|bend|massag|fudg|relax|loosen|weaken|"
+                r"hard-?cod|delet|remov|skip|disabl|xfail|silenc)\w*"
+            )
+        )
+        + r"\s+(?:[\w']+(?:\s+[\w']+)?,\s+(?:(?:or|and)\s+)?){0,2}"
+        + _TESTS,
+        _PROHIBITION
+        + r".*?\b"
+        + _EDITS
+        + r"\s+(?:(?:an?|the|any|all)\s+)?(?:existing|passing|failing|current)\s+tests?\b",
+        # Expectations that must not be changed, said in the passive: "The golden fixtures must never be
+        # modified" (not how or by whom: "... must not be edited by hand", "... modified by tests").
+        r"^(?!.*\b(?:manually|by\s+hand|by\s+(?:the\s+)?tests?|at\s+runtime)\b).*\b(?:golden\s+(?:files?|outputs?|values?)|(?:test\s+)?fixtures?|"
+        r"expected\s+(?:values?|outputs?|results?)|expectations?|assertions?|(?:existing|passing)\s+tests?)\b.*?"
+        r"\b(?:must|should|shall|may|can|are\s+to|is\s+to)(?:\s+not|\s+never|n't)\s+(?:ever\s+)?(?:be\s+)?"
+        r"(?:modified|changed|edited|updated|rewritten|altered|weakened|relaxed|deleted|removed|skipped|touched)\b",
         # What the rule is about, for opt-outs: "Updating expected values is fine in this folder".
         r"(?P<topic>\b" + _EDIT + r"\s+(?:" + _TESTS + r"|" + _EXPECTED + r"))",
     ),
@@ -214,5 +239,8 @@ RULE = Rule(
         "Never change a test's expected values just to make it pass.",
         "Do not weaken assertions.",
         "Agents must not edit existing tests to fit the new behaviour.",
+        "Do not delete, weaken, or skip an existing test merely to make new code pass.",
+        "The golden fixtures must never be modified.",
+        "Never modify gates, tests, or verification commands to make them pass.",
     ),
 )

@@ -125,11 +125,23 @@ RULE = Rule(
         r"pass(?:es)?\s+no\s+matter\s+what|trivially\s+pass(?:es)?)\b",
         r"\btests?\b.*\b(?:must|should|needs?\s+to|has\s+to|have\s+to)\s+be\s+able\s+to\s+fail\b",
         # Tests must assert something: "Every test must assert something", "... at least one real assertion".
-        r"\btests?\b(?:\s+\w+){0,3}?\s+" + _MUST + r"\s+(?:\w+\s+){0,2}?(?:assert|check|verify)\w*\s+"
+        r"\btests?\b(?:\s+[\w/.-]+){0,3}?\s+" + _MUST + r"\s+(?:\w+\s+){0,2}?(?:assert|check|verify)\w*\s+"
         r"(?:on\s+)?(?:something|at\s+least\s+one|anything\s+real)\b",
-        r"\btests?\b(?:\s+\w+){0,3}?\s+(?:" + _MUST + r"\s+(?:\w+\s+){0,2}?(?:contain|have|include|make)|"
+        r"\btests?\b(?:\s+[\w/.-]+){0,3}?\s+(?:"
+        + _MUST
+        + r"\s+(?:\w+\s+){0,2}?(?:contain|have|include|make)|"
         r"needs?|requires?)\s+(?:at\s+least\s+one|an?|one)(?:\s+(?:real|meaningful|actual|proper))?"
         r"\s+(?:assert\w*|checks?|expectations?)\b",
+        # Imperative leaving them out: "Skip tautological tests (simple mappings, copies of the code)".
+        r"^\W*(?:skip|omit|drop|leave\s+out)\s+(?:\w+\s+){0,2}?tautolog\w*\s+(?:\w+\s+){0,2}?"
+        r"(?:tests?|assert\w*|checks?)\b",
+        # Tests without assertions, and what they are worth: "Tests without proper assertions create false
+        # positives", "No tests without assertions".
+        r"\btests?\s+(?:without|with\s+no|that\s+(?:have|has|contain|make)\s+no|lacking)\s+(?:\w+\s+){0,2}?"
+        r"(?:assert\w*|checks?|expectations?)\b.*\b(?:false\s+(?:positives?|confidence|sense\s+of\s+security)|"
+        r"(?:prove|verify|test|check|validate)s?\s+nothing|(?:are|is)\s+(?:not\s+(?:allowed|accepted|acceptable|"
+        r"permitted)|forbidden|useless|worthless|rejected|banned|prohibited|meaningless|pointless))",
+        r"^\W*no\s+tests?\s+(?:without|with\s+no)\s+(?:\w+\s+){0,2}?(?:assert\w*|checks?|expectations?)\b",
         # What the rule is about, for opt-outs: "Tautological tests are fine in this folder".
         r"(?P<topic>\btautolog\w*\s+(?:\w+\s+){0,2}?(?:tests?|assert\w*|checks?))",
     ),
@@ -139,5 +151,7 @@ RULE = Rule(
         "Never write tests that always pass.",
         "Every test must assert something.",
         "Tests should contain at least one real assertion.",
+        "Skip tautological tests.",
+        "Tests without proper assertions create false positives.",
     ),
 )

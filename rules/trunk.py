@@ -120,8 +120,18 @@ RULE = Rule(
     summary="Pull requests must target the trunk branch.",
     recognisers=(
         r"(?P<act>\btrunk[- ]based\b)",
-        r"(?P<act>" + _ALL_PRS + r")(?:\s+\w+){0,3}?\s+(?:back\s+)?(?:to|into|against|targeting|target)\s+"
-        r"(?:the\s+)?['\"]?(?:main|master|trunk|develop|dev)\b",
+        # PRs sent to one branch: "pull requests target main", "Use PRs for `main`" (not "PRs to dev and
+        # main", nor "Codex PRs should never target develop").
+        r"(?P<act>" + _ALL_PRS + r")(?:\s+(?!(?:not|never|no)\b)\w+(?<!n't)){0,3}?\s+(?:back\s+)?"
+        r"(?:to|into|against|targeting|target|for)\s+(?:the\s+)?['\"]?(?:main|master|trunk|develop|dev)\b"
+        r"(?!\s*(?:,|/|&|\band\b|\bor\b))",
+        # Work merged into one branch: "Merge feature branches into `dev` via PR".
+        r"\b(?P<act>merge)\s+(?:(?:your|the|all|feature|topic|work|changes?|branch(?:es)?|PRs?|pull\s+requests?)\s+)"
+        r"{1,3}(?:back\s+)?(?:in)?to\s+(?:the\s+)?['\"]?(?:main|master|trunk|develop|dev)\b"
+        r"(?!\s*(?:,|/|&|\band\b|\bor\b))",
+        # Feature branches flow to one branch: "Default flow is feature -> dev" (not a promotion chain).
+        r"\b(?P<act>feature)(?:s|\s+branch(?:es)?)?\s*(?:->|\u2192|=>)\s*['\"]?(?:main|master|trunk|develop|dev)\b"
+        r"(?!\s*(?:->|\u2192|=>))",
         r"\b(?P<act>branch)\s+off\s+(?:of\s+)?(?:the\s+)?['\"]?(?:main|master|trunk|develop)\b.*\b(?:PR|merge)",
         r"\bis\s+(?:the|our)\s+trunk\b",
         r"\b(?P<act>base\s+branch)\s+(?:is|should\s+be|must\s+be)\s+(?:always\s+)?['\"]?(?:main|master|trunk|develop)\b",
@@ -131,5 +141,6 @@ RULE = Rule(
         "Open all PRs against `develop`.",
         "`main` is the trunk.",
         "We work trunk-based; pull requests target main.",
+        "Merge feature branches into `dev` via PR.",
     ),
 )

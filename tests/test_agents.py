@@ -4,7 +4,7 @@ import pytest
 
 from bot.models import PolicyChange
 from bot.render import render_comment
-from rules.agents import Recogniser, read_file, sentences
+from rules.agents import Recogniser, folders, read_file, sentences
 from rules.catalog import REGISTRY
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
@@ -91,6 +91,9 @@ def test_recognisers_are_tolerant_but_not_loose(sentence, on, off):
         ("Tests must refer to config constants by name, never hardcode the values.", (), ()),
         ("Should regression tests name the PR they guard?", (), ()),
         ("Regression tests must name the PR they guard, but typo fixes are exempt.", ("AGT001",), ()),
+        ("Regression tests must reference the issue they fix.", ("AGT001",), ()),
+        ("Regression tests must run through the public Agent API.", (), ()),
+        ("Never reference line numbers in test docstrings or comments.", (), ()),
         # AGT002: tests that cannot fail.
         ("Never write tautological unit tests.", ("AGT002",), ()),
         ("Tests must not be tautological.", ("AGT002",), ()),
@@ -106,6 +109,10 @@ def test_recognisers_are_tolerant_but_not_loose(sentence, on, off):
         ("PRs that add tests must have at least one approval.", (), ()),
         ("Avoid tautological comparisons in production code.", (), ()),
         ("Re-asserting the parse is near-tautological (it tests the library, not our code).", (), ()),
+        ("Skip tautological tests (simple mappings, copies of the code); test invariants.", ("AGT002",), ()),
+        ('Skip slow tests locally with -m "not slow".', (), ()),
+        ("Tests without assertions are not allowed.", ("AGT002",), ()),
+        ("Tests without network access run in CI.", (), ()),
         # AGT003: tests rewritten to agree with the code.
         ("Never alter test assertions so they agree with a broken implementation.", ("AGT003",), ()),
         ("Never change test assertions, expected values, or fixtures.", ("AGT003",), ()),
@@ -119,6 +126,13 @@ def test_recognisers_are_tolerant_but_not_loose(sentence, on, off):
         ("Don't update snapshot tests by hand; regenerate them.", (), ()),
         ("When asked to fix tests, only change tests, not the code under test.", (), ()),
         ("If the change is intended, update the expected values, but never delete the test.", (), ()),
+        ("Never delete failing tests.", ("AGT003",), ()),
+        ("Don't skip tests in CI.", (), ()),
+        ("Golden files must never be modified unless you are asked to.", ("AGT003",), ()),
+        ("Never edit snapshot files or inline snapshot bodies manually.", (), ()),
+        ("Generated files must not be modified by hand.", (), ()),
+        ("Fixtures should not be modified by tests.", (), ()),
+        ("Editing existing tests is fine, but new test files should be the exception.", (), ("AGT003",)),
         # AGT004: the trunk.
         ("The base branch is always main.", ("AGT004",), ()),
         ("After each feature, open a PR targeting main.", ("AGT004",), ()),
@@ -127,6 +141,12 @@ def test_recognisers_are_tolerant_but_not_loose(sentence, on, off):
         ("Never merge PRs to main without review.", (), ()),
         ("Hotfix PRs target main.", (), ()),
         ("Never push directly to main; open a PR instead.", (), ()),
+        ("Use PRs for main; direct pushes are blocked.", ("AGT004",), ()),
+        ("Default flow is feature -> dev.", ("AGT004",), ()),
+        ("Promotion path: feature -> develop -> main.", (), ()),
+        ("Merge dev into main only when releasing.", (), ()),
+        ("Keep CI green on PRs to dev and main.", (), ()),
+        ("Codex PRs should never target develop or main directly.", (), ()),
     ],
 )
 def test_realistic_wording(sentence, on, off):
@@ -286,3 +306,101 @@ def test_agents_md_removed_in_the_pr(make_repo):
     )
     assert codes(report) == ["AGT001"]
     assert report.policy_changes == (PolicyChange(path="AGENTS.md", removed=("AGT001",)),)
+
+
+@pytest.mark.parametrize(
+    "sentence, inside, outside",
+    [
+        ("Tests must not be tautological, except in the `legacy/` folder.", (), ("legacy",)),
+        ("Unit tests under `tests/unit` must assert something.", ("tests/unit",), ()),
+        ("No tautological tests in the `legacy` folder.", ("legacy",), ()),
+        (
+            "No tautological tests in `lib/` and `app/`, except in `lib/vendor/` or `lib/gen/`.",
+            ("lib", "app"),
+            ("lib/vendor", "lib/gen"),
+        ),
+        # Files, URLs and folders named in passing, or in another clause, narrow nothing.
+        ("Regression tests must name the PR they guard in `tests/test_api.py`.", (), ()),
+        ("No tautological tests (see https://example.org/docs/tests/ for why).", (), ()),
+        ("Regression tests must name the PR they guard; helpers live in `tests/helpers/`.", (), ()),
+    ],
+)
+def test_folders_a_sentence_is_about(sentence, inside, outside):
+    reading = RECOGNISER.read(1, sentence)
+    found = reading.folders_of(reading.on[0])
+    assert (found.inside, found.outside) == (inside, outside)
+    assert set(found.inside + found.outside) <= set(folders(sentence).named)
+
+
+TAUTOLOGICAL = 'def test_new():\n    """Checks."""\n    assert True\n'
+
+
+@pytest.mark.parametrize(
+    "agents, flagged",
+    [
+        # The exception narrows the rule: legacy/ is left out, everything else is in.
+        (
+            "- Tests must not be tautological, except in the `legacy/` folder.\n",
+            ["lib/tests/test_b.py", "tests/unit/test_a.py"],
+        ),
+        # The scope narrows it to one folder.
+        ("- Unit tests under `tests/unit` must not be tautological.\n", ["tests/unit/test_a.py"]),
+        # Both: on under tests/, except tests/unit/.
+        ("- Tests under `tests/` must not be tautological, except in `tests/unit/`.\n", []),
+        ("- No tautological tests.\n", ["legacy/test_c.py", "lib/tests/test_b.py", "tests/unit/test_a.py"]),
+    ],
+)
+def test_scopes_and_exceptions_narrow_a_rule(make_repo, agents, flagged):
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": "# Tests\n\n" + agents},
+        {
+            "tests/unit/test_a.py": TAUTOLOGICAL,
+            "lib/tests/test_b.py": TAUTOLOGICAL,
+            "legacy/test_c.py": TAUTOLOGICAL,
+        },
+    )
+    assert sorted(f.path for f in report.findings if f.rule == "AGT002") == flagged
+
+
+REWRITTEN_BASE = "def test_a():\n    assert f() == 38\n"
+REWRITTEN_HEAD = "def test_a():\n    assert f() == 37\n"
+PROHIBITION = "- Never rewrite passing tests to match new behaviour.\n"
+PERMISSION = "- Editing existing tests is fine, but new test files should be the exception.\n"
+
+
+def test_a_permission_does_not_outweigh_a_prohibition(make_repo):
+    agents = "# Tests\n\n" + PROHIBITION + PERMISSION
+    base = {"AGENTS.md": agents, "tests/test_a.py": REWRITTEN_BASE}
+    report = review_change(make_repo, base, {"tests/test_a.py": REWRITTEN_HEAD})
+    assert codes(report) == ["AGT003"]
+    (note,) = [n for n in report.notes if "relaxes AGT003" in n]
+    assert "`AGENTS.md:4` relaxes AGT003" in note and "`AGENTS.md:3` asks for it" in note
+    assert "the prohibition wins" in note
+    assert "the prohibition wins" in render_comment(report)
+
+
+def test_a_permission_alone_turns_the_rule_off_with_a_note(make_repo):
+    report = review_change(
+        make_repo,
+        {"AGENTS.md": "# Tests\n\n" + PERMISSION, "tests/test_a.py": REWRITTEN_BASE},
+        {"tests/test_a.py": REWRITTEN_HEAD},
+    )
+    assert codes(report) == []
+    assert any(n.startswith("`AGENTS.md:3` turns AGT003 off in the whole repository") for n in report.notes)
+
+
+def test_a_nested_permission_is_an_opt_out_not_a_conflict(make_repo):
+    report = review_change(
+        make_repo,
+        {
+            "AGENTS.md": "# Tests\n\n" + PROHIBITION,
+            "scratch/AGENTS.md": "# Scratch\n\n" + PERMISSION,
+            "tests/test_a.py": REWRITTEN_BASE,
+            "scratch/test_b.py": REWRITTEN_BASE,
+        },
+        {"tests/test_a.py": REWRITTEN_HEAD, "scratch/test_b.py": REWRITTEN_HEAD},
+    )
+    assert [(f.rule, f.path) for f in report.findings] == [("AGT003", "tests/test_a.py")]
+    assert not any("relaxes" in n for n in report.notes)
+    assert any(n.startswith("`scratch/AGENTS.md:3` turns AGT003 off in `scratch/`") for n in report.notes)

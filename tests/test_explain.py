@@ -76,3 +76,46 @@ def test_explain_skips_policy_under_excluded_paths(make_repo, capsys):
     out = capsys.readouterr().out
     assert "AGENTS.md (governs the whole repository)" in out
     assert "vendor/" not in out
+
+
+NOISY_AGENTS = (
+    "# Working here\n\n"
+    "- Use uv to run Python.\n"
+    "- Keep functions small.\n"
+    "- Don't use class-based tests.\n"
+    "- Tests must not be tautological, except in the `legacy/` folder.\n"
+    "- Unit tests under `tests/unit` must name the PR they guard in the docstring.\n"
+    "- Never rewrite passing tests to match new behaviour.\n"
+    "- Editing existing tests is fine, but new test files are the exception.\n"
+)
+
+
+def test_explain_lists_only_sentences_about_tests_prs_commits_or_branches(make_repo, capsys):
+    r = make_repo({"AGENTS.md": NOISY_AGENTS}, {})
+    assert main(["rules", "--explain", "--repo", str(r.path), "--base", "main"]) == 0
+    out = capsys.readouterr().out
+    assert 'not understood: "Don\'t use class-based tests."' in out
+    assert "Use uv to run Python" not in out and "Keep functions small" not in out
+    assert "(2 more sentences not understood, about other things than tests, PRs, commits or branches" in out
+    assert main(["rules", "--explain", "--all", "--repo", str(r.path), "--base", "main"]) == 0
+    every = capsys.readouterr().out
+    assert 'line 3    not understood: "Use uv to run Python."' in every
+    assert 'line 4    not understood: "Keep functions small."' in every
+    assert "more sentences not understood" not in every
+
+
+def test_explain_shows_scopes_exceptions_and_overruled_permissions(make_repo, capsys):
+    r = make_repo({"AGENTS.md": NOISY_AGENTS}, {})
+    assert main(["rules", "--explain", "--repo", str(r.path), "--base", "main"]) == 0
+    out = capsys.readouterr().out
+    assert "line 6    turns on  AGT002 tautological-test (except in legacy/):" in out
+    assert "line 7    turns on  AGT001 regression-test-without-reference (in tests/unit/ only):" in out
+    assert "line 9    relaxes   AGT003 rewritten-test-expectation, overruled by AGENTS.md:8:" in out
+    notes = out.split("Notes:")[1].split("Rules in force")[0]
+    assert "`AGENTS.md:9` relaxes AGT003" in notes and "the prohibition wins" in notes
+    root = _states(out.split("Rules in force in the repository root:")[1])
+    assert (
+        root["AGT001"] == "off"
+        and root["AGT002"] == "on (AGENTS.md:6)"
+        and root["AGT003"] == "on (AGENTS.md:8)"
+    )

@@ -1,0 +1,139 @@
+"""Benchmark: how well the AGENTS.md recogniser reads real sentences, against a maintainer's labels.
+
+Reads `tests/fixtures/agents_corpus/sentences.jsonl` (real sentences from public AGENTS.md/CLAUDE.md files,
+each labelled with the rules it turns on, off or scopes) and prints the precision and recall of "turns a
+rule on", per rule and overall, every sentence the recogniser reads as turning a rule off (and whether the
+review's notes name it), and every sentence where the recogniser and the label disagree.
+
+    python3 benchmarks/agents_corpus.py [--corpus PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rules.agents import PolicyFile, Reading, Recogniser, policy_of, under_prohibition  # noqa: E402
+from rules.catalog import REGISTRY  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "agents_corpus" / "sentences.jsonl"
+CODES = ("AGT001", "AGT002", "AGT003", "AGT004")
+
+
+@dataclass
+class Score:
+    """Counts of "turns the rule on" for one rule, or for all of them."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float | None:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
+
+
+@dataclass
+class Result:
+    """What one run over the corpus found."""
+
+    sentences: int = 0
+    repositories: int = 0
+    scores: dict[str, Score] = field(default_factory=lambda: {c: Score() for c in (*CODES, "all")})
+    # (record, code, note in the review or None) for every sentence read as turning a rule off
+    offs: list[tuple[dict, str, str | None]] = field(default_factory=list)
+    # (record, expected {code: effect}, read {code: effect})
+    confusions: list[tuple[dict, dict[str, str], dict[str, str]]] = field(default_factory=list)
+
+
+def load(path: Path = CORPUS) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _expected(record: dict) -> dict[str, str]:
+    out = {}
+    for code, label in record.get("labels", {}).items():
+        out[code] = label["effect"] if isinstance(label, dict) else label
+    return out
+
+
+def read(record: dict, recogniser: Recogniser) -> Reading:
+    """The recogniser's reading of one record, in the context its file gives it."""
+    prohibited = under_prohibition(record.get("under"))
+    return recogniser.read(record["line"], record["sentence"], record.get("heading", False), prohibited)
+
+
+def measure(records: list[dict]) -> Result:
+    recogniser = Recogniser.of(REGISTRY.values())
+    result = Result(sentences=len(records), repositories=len({r["repo"] for r in records}))
+    for record in records:
+        reading = read(record, recogniser)
+        got = {c: "on" for c in reading.on} | {c: "off" for c in reading.off}
+        want = _expected(record)
+        for code in CODES:
+            is_on, want_on = got.get(code) == "on", want.get(code) == "on"
+            for key in (code, "all"):
+                score = result.scores[key]
+                score.tp += is_on and want_on
+                score.fp += is_on and not want_on
+                score.fn += want_on and not is_on
+        if reading.off:
+            policy = policy_of((PolicyFile(record["path"], "", (reading,)),))
+            where = f"{record['path']}:{record['line']}"
+            for code in reading.off:
+                note = next((n for n in policy.notes() if where in n and code in n), None)
+                result.offs.append((record, code, note))
+        if got != want:
+            result.confusions.append((record, want, got))
+    return result
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def report(result: Result) -> str:
+    out = [f"{result.sentences} sentences from {result.repositories} repositories", ""]
+    out.append(f"{'rule':<8} {'labelled on':>11} {'read on':>8} {'right':>6} {'precision':>10} {'recall':>7}")
+    for key, s in result.scores.items():
+        counts = f"{s.tp + s.fn:>11} {s.tp + s.fp:>8} {s.tp:>6}"
+        out.append(f"{key:<8} {counts} {_ratio(s.precision):>10} {_ratio(s.recall):>7}")
+    out += ["", f"Sentences read as turning a rule off: {len(result.offs)}"]
+    for record, code, note in result.offs:
+        label = _expected(record).get(code, "nothing")
+        out.append(f"  {code} off ({'noted' if note else 'NO NOTE'}; labelled {label}) {_where(record)}")
+        out.append(f"      {record['sentence'][:150]}")
+    out += ["", f"Confusions: {len(result.confusions)}"]
+    for record, want, got in result.confusions:
+        out.append(f"  labelled {_effects(want)}, read {_effects(got)}  {_where(record)}")
+        out.append(f"      {record['sentence'][:150]}")
+    return "\n".join(out)
+
+
+def _where(record: dict) -> str:
+    return f"{record['repo']}/{record['path']}:{record['line']}"
+
+
+def _effects(effects: dict[str, str]) -> str:
+    return ", ".join(f"{c} {e}" for c, e in sorted(effects.items())) or "nothing"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    args = parser.parse_args(argv)
+    print(report(measure(load(args.corpus))))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
