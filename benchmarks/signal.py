@@ -21,7 +21,6 @@ how to get it:
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import statistics
@@ -33,19 +32,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.config import Config, RuleSetting  # noqa: E402
+from benchmarks.judged import CASES, OVERRIDE, PROFILE_CHECK, Case, flagged, load_cases  # noqa: E402
+from bot.config import Config  # noqa: E402
 from bot.engine import review  # noqa: E402
 from bot.local import SourceError, load_changeset  # noqa: E402
-from bot.models import PullRequest, Report, Severity  # noqa: E402
+from bot.models import PullRequest, Report  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-CASES = HERE / "judged_cases.csv"
 DEFAULT_CLONES = Path(os.environ.get("SIGNAL_CLONES", "/work/clones"))
-
-# pytest's AGENTS.md asks nothing of regression tests (no busy permissively licensed Python repository
-# whose AGENTS.md does was found); its tests often cite the issue they guard, so the rules are turned on
-# for it by a config override, as `.github/bot.yml` would.
-OVERRIDE = Config(rules={"AGT001": RuleSetting(enabled=True), "AGT002": RuleSetting(enabled=True)})
 
 
 @dataclass(frozen=True)
@@ -192,60 +186,6 @@ def _summary(outcomes: list[Outcome]) -> dict[str, object]:
         "per_pr_max": max(totals, default=0),
         "rules": per_rule,
     }
-
-
-@dataclass(frozen=True)
-class Case:
-    """One judged case: does the rule rightly fire on this test, line or profile?"""
-
-    repo: str
-    commit: str
-    path: str
-    test: str
-    line: int | None
-    rule: str
-    expected: bool
-    reason: str
-    extract: str
-
-
-def load_cases(path: Path = CASES) -> list[Case]:
-    with path.open(newline="", encoding="utf-8") as fh:
-        return [
-            Case(
-                repo=row["repository"],
-                commit=row["commit"],
-                path=row["path"],
-                test=row["test"],
-                line=int(row["line"]) if row["line"] else None,
-                rule=row["rule"],
-                expected={"yes": True, "no": False}[row["expected"]],
-                reason=row["reason"],
-                extract=row.get("extract", ""),
-            )
-            for row in csv.DictReader(line for line in fh if not line.startswith("#"))
-        ]
-
-
-# The Prime-RL check that is not a rule code: whether a changed config is shown as an SFT profile.
-PROFILE_CHECK = "SFT-PROFILE"
-
-
-def flagged(report: Report, case: Case) -> bool:
-    """Whether the report says what the case is about (see benchmarks/README.md for each rule's test)."""
-    if case.rule == PROFILE_CHECK:
-        return any(case.path in (p.path, p.head and p.head.config_path) for p in report.profiles)
-    for f in report.findings:
-        if f.rule != case.rule or f.path != case.path:
-            continue
-        # AGT001's one notice for a whole PR is not a verdict on a test: only per-test findings count.
-        if case.rule == "AGT001" and f.severity is Severity.NOTICE:
-            continue
-        if not case.test and case.line is None:
-            return True
-        if (case.test and f"`{case.test}`" in f.message) or (case.line is not None and f.line == case.line):
-            return True
-    return False
 
 
 def _label(case: Case) -> str:
