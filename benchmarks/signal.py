@@ -177,8 +177,11 @@ def _summary(outcomes: list[Outcome]) -> dict[str, object]:
     for o in ok:
         for f in o.report.findings if o.report else ():
             severities[f.severity.value] = severities.get(f.severity.value, 0) + 1
+    shown = [len(o.report.profiles) if o.report else 0 for o in ok]
     return {
         "commits": len(ok),
+        "profiles_shown": sum(shown),
+        "commits_with_profiles": sum(1 for n in shown if n),
         "failed": [{"commit": o.commit, "error": o.error} for o in outcomes if o.error],
         "findings": sum(totals),
         "by_severity": severities,
@@ -316,6 +319,8 @@ def _print_range(say, s: dict) -> None:
         f"   {s['commits']} commits in {s['seconds']}s; {s['findings']} findings {s['by_severity']}; "
         f"per commit median {s['per_pr_median']}, max {s['per_pr_max']}"
     )
+    if s["profiles_shown"]:
+        say(f"   step table: {s['profiles_shown']} profile rows in {s['commits_with_profiles']} commits")
     for f in s["failed"]:
         say(f"   could not review {f['commit'][:10]}: {f['error']}")
     for rule, r in s["rules"].items():
