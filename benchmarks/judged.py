@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,3 +72,45 @@ def flagged(report: Report, case: Case) -> bool:
         if (case.test and f"`{case.test}`" in f.message) or (case.line is not None and f.line == case.line):
             return True
     return False
+
+
+REAL = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "real"
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "extract",
+    "GIT_AUTHOR_EMAIL": "extract@invalid",
+    "GIT_COMMITTER_NAME": "extract",
+    "GIT_COMMITTER_EMAIL": "extract@invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def build_extract(extract: Path, dest: Path) -> str:
+    """A git repository at dest from an extract: its base on main, then its head with the real message.
+
+    The head tree replaces the base tree (files only at base are deleted, and git pairs renames itself);
+    `.github/bot.yml`, the trusted config, is read at base and stays. Returns the head commit's SHA.
+    """
+    env = {**os.environ, **_GIT_ENV, "HOME": str(dest)}
+
+    def git(*args: str) -> str:
+        proc = subprocess.run(["git", *args], cwd=dest, env=env, capture_output=True, check=True)
+        return proc.stdout.decode().strip()
+
+    dest.mkdir(parents=True, exist_ok=True)
+    git("init", "-q", "-b", "main")
+    base, head = _files(extract / "base"), _files(extract / "head")
+    for side in (base, head):
+        for path in base:
+            if side is head and path not in head and not path.startswith(".github/"):
+                (dest / path).unlink()
+        for path, data in side.items():
+            (dest / path).parent.mkdir(parents=True, exist_ok=True)
+            (dest / path).write_bytes(data)
+        git("add", "-A")
+        message = "base" if side is base else (extract / "message.txt").read_text(encoding="utf-8")
+        git("commit", "-q", "--allow-empty", "-m", message)
+    return git("rev-parse", "HEAD")

@@ -26,13 +26,23 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.judged import CASES, OVERRIDE, PROFILE_CHECK, Case, flagged, load_cases  # noqa: E402
+from benchmarks.judged import (  # noqa: E402
+    CASES,
+    OVERRIDE,
+    PROFILE_CHECK,
+    REAL,
+    Case,
+    build_extract,
+    flagged,
+    load_cases,
+)
 from bot.config import Config  # noqa: E402
 from bot.engine import review  # noqa: E402
 from bot.local import SourceError, load_changeset  # noqa: E402
@@ -216,9 +226,32 @@ def score(pairs: list[tuple[Case, bool]]) -> dict[str, dict[str, object]]:
     return out
 
 
+def _case_report(
+    case: Case, clones: Path, reviewed: dict[tuple[str, str], Outcome], tmp: Path, missing: list[str]
+) -> Report | None:
+    """The report for a case's commit: from the clone, else from its committed extract, else None."""
+    key = (case.repo, case.commit)
+    clone = clones / case.repo.replace("/", "+")
+    if key not in reviewed and _has(clone, case.commit):
+        reviewed[key] = review_commit(clone, case.repo, case.commit)
+    if key in reviewed:
+        return reviewed[key].report
+    missing.append(how_to_get(case.repo, case.commit, clones))
+    if not case.extract or not (REAL / case.extract).is_dir():
+        return None
+    dest = tmp / case.extract
+    if dest.is_dir():
+        head = _git(dest, "rev-parse", "HEAD").strip()
+    else:
+        head = build_extract(REAL / case.extract, dest)
+    return review(load_changeset(dest, base=f"{head}^1", head=head, pr=PullRequest()))
+
+
 def how_to_get(repo: str, sha: str, clones: Path) -> str:
     dest = clones / repo.replace("/", "+")
-    return f"git clone https://github.com/{repo} {dest}   # needs commit {sha}"
+    if not dest.is_dir():
+        return f"git clone https://github.com/{repo} {dest}"
+    return f"git -C {dest} fetch https://github.com/{repo}   # for commit {sha}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,33 +301,34 @@ def main(argv: list[str] | None = None) -> int:
         _print_range(say, summary)
     cases = [c for c in load_cases() if not args.only or c.repo == args.only]
     pairs: list[tuple[Case, bool]] = []
-    skipped = 0
-    for case in cases:
-        clone = args.clones / case.repo.replace("/", "+")
-        key = (case.repo, case.commit)
-        if key not in reviewed:
-            if not _has(clone, case.commit):
-                missing.append(how_to_get(case.repo, case.commit, args.clones))
+    skipped = from_extracts = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in cases:
+            report = _case_report(case, args.clones, reviewed, Path(tmp), missing)
+            if report is None:
                 skipped += 1
                 continue
-            reviewed[key] = review_commit(clone, case.repo, case.commit)
-        report = reviewed[key].report
-        if report is None:
-            skipped += 1
-            continue
-        pairs.append((case, flagged(report, case)))
+            from_extracts += (case.repo, case.commit) not in reviewed
+            pairs.append((case, flagged(report, case)))
     scores = score(pairs)
     not_sft = [_label(c) for c, got in pairs if c.rule == PROFILE_CHECK and got and not c.expected]
     elapsed = round(time.perf_counter() - started, 1)
     _print_scores(say, scores, not_sft, len(pairs), skipped, elapsed)
+    if from_extracts:
+        say(f"   {from_extracts} cases scored from their extracts in tests/fixtures/real/ (no clone)")
     for line in dict.fromkeys(missing):
-        say(f"missing, skipped: {line}")
+        say(f"missing: {line}")
     if args.json:
         print(
             json.dumps(
                 {
                     "ranges": ranges_out,
-                    "cases": {"judged": len(pairs), "skipped": skipped, "rules": scores},
+                    "cases": {
+                        "judged": len(pairs),
+                        "from_extracts": from_extracts,
+                        "skipped": skipped,
+                        "rules": scores,
+                    },
                     "profiles_shown_not_sft": not_sft,
                     "missing": list(dict.fromkeys(missing)),
                     "seconds": elapsed,

@@ -12,12 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.judged import Case, flagged, load_cases
+from benchmarks.judged import REAL, Case, build_extract, flagged, load_cases
 from bot.engine import review
 from bot.local import load_changeset
 from bot.models import PullRequest
-
-REAL = Path(__file__).parent / "fixtures" / "real"
 
 AGT001_EVIDENCE = "issue 9: part 1 (AGT001 decides regression tests from evidence)"
 AGT001_COVERED = "issue 9: part 1 (class docstring and issue references cover the test)"
@@ -95,27 +93,10 @@ def _param(case: Case):
 CASES = [c for c in load_cases() if c.extract]
 
 
-def _files(root: Path) -> dict[str, str]:
-    files = (p for p in root.rglob("*") if p.is_file())
-    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in files}
-
-
-def _build(repo, extract: Path) -> str:
-    """Commit the extract's base on main, then its head (the real commit's message); the head SHA."""
-    base = _files(extract / "base")
-    head = _files(extract / "head")
-    repo.commit(base, message="base")
-    # The head tree replaces the base tree: files only at base are deleted (git then pairs renames itself).
-    gone = (p for p in base if p not in head and not p.startswith(".github/"))
-    changes: dict[str, str | bytes | None] = dict.fromkeys(gone)
-    changes.update(head)
-    return repo.commit(changes, message=(extract / "message.txt").read_text(encoding="utf-8"))
-
-
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
-def test_judged_case(repo, case: Case) -> None:
-    head = _build(repo, REAL / case.extract)
-    report = review(load_changeset(repo.path, base=f"{head}^1", head=head, pr=PullRequest()))
+def test_judged_case(tmp_path: Path, case: Case) -> None:
+    head = build_extract(REAL / case.extract, tmp_path / "repo")
+    report = review(load_changeset(tmp_path / "repo", base=f"{head}^1", head=head, pr=PullRequest()))
     assert flagged(report, case) is case.expected, case.reason
 
 
