@@ -36,6 +36,8 @@ _WRONG = {
         "pytest-1d5c403 test_invalid_junit_option_value AGT001",
         "pytest-5c0dcff test_callspec2_renamed AGT001",
         "pytest-d724e16 test_higher_scope_instance_method_is_deprecated AGT001",
+        "pytest-d6f66d4 test_samefile_nofollow AGT001",
+        "pytest-35f21fd TestRmRf.test_chmod_rwx_returns_false_on_nonexistent_path AGT001",
         "pytest-9db6646 TestSetAssertions.test_dict_items_view_subset AGT001",
         "unidep-da0243f TestErrorHandling.test_install_with_unreachable_index AGT001",
         "unidep-da0243f TestUnidepCondaLockIntegration.test_conda_lock_with_merged_indices AGT001",
