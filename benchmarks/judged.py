@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,10 +59,36 @@ def load_cases(path: Path = CASES) -> list[Case]:
 PROFILE_CHECK = "SFT-PROFILE"
 
 
-def flagged(report: Report, case: Case) -> bool:
-    """Whether the report says what the case is about (see benchmarks/README.md for each rule's test)."""
+def lines_of_test(text: str | None, qualname: str) -> frozenset[int]:
+    """The lines a finding on a test may point at (its decorators through its `def`); empty if not found."""
+    if not text or not qualname:
+        return frozenset()
+    try:
+        body = ast.parse(text).body
+    except SyntaxError:  # newer syntax than this Python's: find the `def` by name
+        name = re.escape(qualname.rsplit(".", 1)[-1])
+        found = re.compile(rf"^\s*(?:async\s+)?def\s+{name}\s*\(")
+        return frozenset(n for n, line in enumerate(text.splitlines(), 1) if found.match(line))
+    node: ast.stmt | None = None
+    for part in qualname.split("."):
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        node = next((n for n in body if isinstance(n, kinds) and n.name == part), None)
+        if node is None:
+            return frozenset()
+        body = node.body
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return frozenset(range(first, node.lineno + 1))
+
+
+def flagged(report: Report, case: Case, head_text: str | None = None) -> bool:
+    """Whether the report says what the case is about (see benchmarks/README.md for each rule's test).
+
+    A finding is on the case's test when it names the test or points at its lines in head_text.
+    """
     if case.rule == PROFILE_CHECK:
         return any(case.path in (p.path, p.head and p.head.config_path) for p in report.profiles)
+    lines = lines_of_test(head_text, case.test) | ({case.line} if case.line is not None else set())
     for f in report.findings:
         if f.rule != case.rule or f.path != case.path:
             continue
@@ -69,7 +97,7 @@ def flagged(report: Report, case: Case) -> bool:
             continue
         if not case.test and case.line is None:
             return True
-        if (case.test and f"`{case.test}`" in f.message) or (case.line is not None and f.line == case.line):
+        if (case.test and f"`{case.test}`" in f.message) or f.line in lines:
             return True
     return False
 

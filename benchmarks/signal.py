@@ -247,10 +247,26 @@ def _case_report(
     return review(load_changeset(dest, base=f"{head}^1", head=head, pr=PullRequest()))
 
 
+def _head_text(case: Case, clones: Path, reviewed: dict[tuple[str, str], Outcome]) -> str | None:
+    """The case's file at head, from the clone or else from the extract (to find the test's lines)."""
+    if not case.test:
+        return None
+    if (case.repo, case.commit) in reviewed:
+        proc = subprocess.run(
+            ["git", "show", f"{case.commit}:{case.path}"],
+            cwd=clones / case.repo.replace("/", "+"),
+            capture_output=True,
+            check=False,
+        )
+        return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None
+    extracted = REAL / case.extract / "head" / case.path
+    return extracted.read_text(encoding="utf-8") if extracted.is_file() else None
+
+
 def how_to_get(repo: str, sha: str, clones: Path) -> str:
     dest = clones / repo.replace("/", "+")
     if not dest.is_dir():
-        return f"git clone https://github.com/{repo} {dest}"
+        return f"git clone https://github.com/{repo} {dest}   # must hold commit {sha}"
     return f"git -C {dest} fetch https://github.com/{repo}   # for commit {sha}"
 
 
@@ -309,14 +325,15 @@ def main(argv: list[str] | None = None) -> int:
                 skipped += 1
                 continue
             from_extracts += (case.repo, case.commit) not in reviewed
-            pairs.append((case, flagged(report, case)))
+            pairs.append((case, flagged(report, case, _head_text(case, args.clones, reviewed))))
     scores = score(pairs)
     not_sft = [_label(c) for c, got in pairs if c.rule == PROFILE_CHECK and got and not c.expected]
     elapsed = round(time.perf_counter() - started, 1)
     _print_scores(say, scores, not_sft, len(pairs), skipped, elapsed)
     if from_extracts:
         say(f"   {from_extracts} cases scored from their extracts in tests/fixtures/real/ (no clone)")
-    for line in dict.fromkeys(missing):
+    missing = list({line.split("   #")[0]: line for line in reversed(missing)}.values())[::-1]
+    for line in missing:
         say(f"missing: {line}")
     if args.json:
         print(
@@ -330,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
                         "rules": scores,
                     },
                     "profiles_shown_not_sft": not_sft,
-                    "missing": list(dict.fromkeys(missing)),
+                    "missing": missing,
                     "seconds": elapsed,
                 },
                 indent=2,

@@ -99,7 +99,9 @@ CASES = [c for c in load_cases() if c.extract]
 def test_judged_case(tmp_path: Path, case: Case) -> None:
     head = build_extract(REAL / case.extract, tmp_path / "repo")
     report = review(load_changeset(tmp_path / "repo", base=f"{head}^1", head=head, pr=PullRequest()))
-    assert flagged(report, case) is case.expected, case.reason
+    head_file = REAL / case.extract / "head" / case.path
+    text = head_file.read_text(encoding="utf-8") if head_file.is_file() else None
+    assert flagged(report, case, text) is case.expected, case.reason
 
 
 def test_every_extract_is_judged_and_documented() -> None:
