@@ -48,7 +48,6 @@ from bot.engine import review  # noqa: E402
 from bot.local import SourceError, load_changeset  # noqa: E402
 from bot.models import PullRequest, Report  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
 DEFAULT_CLONES = Path(os.environ.get("SIGNAL_CLONES", "/work/clones"))
 
 
@@ -121,18 +120,17 @@ RANGES = (
 def _git(clone: Path, *args: str) -> str:
     proc = subprocess.run(["git", "--no-pager", *args], cwd=clone, capture_output=True, check=False)
     if proc.returncode != 0:
-        raise SourceError(proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or "git failed")
+        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise SourceError(lines[-1] if lines else f"git {args[0]} failed")
     return proc.stdout.decode()
 
 
 def _has(clone: Path, sha: str) -> bool:
-    return (
-        clone.is_dir()
-        and subprocess.run(
-            ["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=clone, capture_output=True, check=False
-        ).returncode
-        == 0
-    )
+    """Whether the clone exists and holds the commit."""
+    if not clone.is_dir():
+        return False
+    probe = ["git", "cat-file", "-e", f"{sha}^{{commit}}"]
+    return subprocess.run(probe, cwd=clone, capture_output=True, check=False).returncode == 0
 
 
 def commits(clone: Path, rng: Range) -> list[str]:
@@ -176,8 +174,14 @@ def _summary(outcomes: list[Outcome]) -> dict[str, object]:
     per_rule = {}
     for rule in rules:
         values = [o.counts.get(rule, 0) for o in ok]
+        kinds: dict[str, int] = {}
+        for o in ok:
+            for f in o.report.findings if o.report else ():
+                if f.rule == rule:
+                    kinds[f.severity.value] = kinds.get(f.severity.value, 0) + 1
         per_rule[rule] = {
             "findings": sum(values),
+            "by_severity": kinds,
             "commits_with": sum(1 for v in values if v),
             "per_pr_median": statistics.median(values) if values else 0,
             "per_pr_max": max(values, default=0),
@@ -377,7 +381,7 @@ def _print_range(say, s: dict) -> None:
     for rule, r in s["rules"].items():
         say(
             f"   {rule:8} {r['findings']:5} findings in {r['commits_with']:3} commits; "
-            f"per commit median {r['per_pr_median']}, max {r['per_pr_max']}"
+            f"per commit median {r['per_pr_median']}, max {r['per_pr_max']}; {r['by_severity']}"
         )
 
 
