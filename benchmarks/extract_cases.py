@@ -61,7 +61,9 @@ def _names(text: str) -> set[str]:
     return names | {n.attr for n in nodes if isinstance(n, ast.Attribute)}
 
 
-def trim(text: str, tests: set[str], drop: set[str] = frozenset(), classes: set[str] | None = None) -> str:
+def trim(
+    text: str, tests: set[str], drop: frozenset[str] | set[str] = frozenset(), classes: set[str] | None = None
+) -> str:
     """The parts of a test module the judged tests need; `drop` tests and classes not in `classes` go."""
     lines = text.splitlines()
     tree = ast.parse(text)

@@ -304,9 +304,10 @@ def main(argv: list[str] | None = None) -> int:
             key = (rng.repo, sha)
             if key not in reviewed:
                 reviewed[key] = review_commit(clone, rng.repo, sha)
-            outcomes.append(reviewed[key])
-            if dump and reviewed[key].report:
-                _dump(dump, rng.repo, sha, reviewed[key].report)
+            outcome = reviewed[key]
+            outcomes.append(outcome)
+            if dump and outcome.report:
+                _dump(dump, rng.repo, sha, outcome.report)
         summary = {
             "repo": rng.repo,
             "base": rng.base,
