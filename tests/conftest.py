@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# tests/fixtures holds real projects' test files as data (tests/fixtures/real): never collected here.
+collect_ignore_glob = ["fixtures/*"]
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
     "GIT_AUTHOR_EMAIL": "test@invalid",
