@@ -10,9 +10,10 @@ base class from another file, a function from a test-helper module) is assumed t
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from rules.literal_values import NAMES, Evaluator, Unknown, is_instance
 from rules.testfiles import dotted
 
 _ASSERT_PREFIXES = ("assert", "check", "expect", "verify")
@@ -108,6 +109,7 @@ def _mutable(node: ast.expr) -> bool:
     return any(isinstance(n, (ast.List, ast.Dict, ast.Set)) for n in ast.walk(node))
 
 
+_UNSET = object()
 Reason = tuple[str, str]  # what (an assertion, a handler) and why it cannot fail the test
 
 
@@ -118,6 +120,8 @@ class Bound:
     name: str
     value: ast.expr
     line: int
+    derived: bool = False  # computed from literals (`list(dict.fromkeys(xs))`), not a literal itself
+    data: object = field(default=None, compare=False)  # its value, worked out (_UNSET when unknown)
 
 
 def _index(container: ast.expr, key: ast.expr) -> ast.expr | None:
@@ -274,8 +278,63 @@ def explain(node: ast.AST, why: _Why) -> Reason:
     where = f"`{show(node)}` (line {node.lineno})"  # type: ignore[attr-defined]
     if why.used:
         bound = why.used[0]
+        if bound.derived:
+            return where, (
+                f"re-checks `{bound.name}` (line {bound.line}), which the test computed from its own literals"
+            )
         return where, f"re-checks the literal assigned to `{bound.name}` on line {bound.line}"
     return where, why.reason
+
+
+# --- Values fixed by the test's own literals ------------------------------------------------------
+
+# Calls that reach a function's locals without naming them.
+_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec", "globals"})
+# unittest assertions as the condition they check, on their first two arguments.
+_UNITTEST: dict[str, Callable[..., bool]] = {
+    "assertTrue": bool, "assertFalse": lambda x: not x, "assertEqual": lambda a, b: a == b,
+    "assertEquals": lambda a, b: a == b, "assertNotEqual": lambda a, b: a != b,
+    "assertIn": lambda a, b: a in b, "assertNotIn": lambda a, b: a not in b,
+    "assertIsNone": lambda x: x is None, "assertIsNotNone": lambda x: x is not None,
+    "assertGreater": lambda a, b: a > b, "assertGreaterEqual": lambda a, b: a >= b,
+    "assertLess": lambda a, b: a < b, "assertLessEqual": lambda a, b: a <= b,
+    "assertListEqual": lambda a, b: a == b, "assertDictEqual": lambda a, b: a == b,
+    "assertTupleEqual": lambda a, b: a == b, "assertSetEqual": lambda a, b: a == b,
+    "assertIsInstance": is_instance,
+}  # fmt: skip
+
+
+def _known(env: Mapping[str, Bound]) -> dict[str, object]:
+    return {k: b.data for k, b in env.items() if b.data is not _UNSET}
+
+
+def fixed_check(
+    node: ast.Assert | ast.Call, env: Mapping[str, Bound], shadowed: frozenset[str]
+) -> _Why | None:
+    """An assert, or a unittest assertion of the test's class, that the test's own literals make pass.
+
+    Its value is worked out from the literals (rules.literal_values); one that would fail or raise, or
+    that reads anything else, is not reported.
+    """
+    ev = Evaluator(_known(env), shadowed)
+    try:
+        if isinstance(node, ast.Assert):
+            holds = bool(ev.value(node.test))
+        else:
+            func = node.func
+            if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+                return None
+            check = _UNITTEST.get(func.attr)
+            if check is None or func.value.id not in ("self", "cls"):
+                return None
+            args = [ev.value(a) for a in node.args[:2]]
+            holds = bool(check(*args))
+    except (Unknown, TypeError):
+        return None
+    if not holds:
+        return None
+    used = [env[name] for name in ev.used]
+    return _Why(reason="always holds: it reads only constants", used=used)
 
 
 # --- Names a statement binds ----------------------------------------------------------------------
@@ -334,10 +393,17 @@ def literal_bindings(stmt: ast.stmt) -> Iterator[Bound]:
     if isinstance(stmt, ast.Assign) and _is_literal(stmt.value):
         for t in stmt.targets:
             if isinstance(t, ast.Name):
-                yield Bound(t.id, stmt.value, stmt.lineno)
+                yield Bound(t.id, stmt.value, stmt.lineno, data=_data(stmt.value))
     elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
         if _is_literal(stmt.value):
-            yield Bound(stmt.target.id, stmt.value, stmt.lineno)
+            yield Bound(stmt.target.id, stmt.value, stmt.lineno, data=_data(stmt.value))
+
+
+def _data(literal: ast.expr) -> object:
+    try:
+        return Evaluator({}, frozenset()).value(literal)
+    except Unknown:
+        return _UNSET
 
 
 def iter_checks(node: ast.AST) -> Iterator[ast.AST]:
@@ -423,8 +489,11 @@ class Scope:
         self.functions: dict[str, Function] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self.imports: dict[str, bool] = {}  # local name -> comes from a test-helper module
+        self.rebound: frozenset[str] = frozenset()  # builtins the module rebinds (`def list(): ...`)
         if module is not None:
             self._collect(module.body)
+            top = set().union(*(_top_names(stmt) for stmt in module.body))
+            self.rebound = NAMES & (top | set(self.functions) | set(self.classes))
 
     def _collect(self, body: list[ast.stmt]) -> None:
         for node in body:
@@ -595,32 +664,100 @@ class Verdict:
     certain: bool = True  # False: nothing it asserts can fail, but code it runs may still raise
 
 
-def _literal_rechecks(fn: Function) -> dict[int, Reason]:
-    """Top-level assertions that always hold, the test's own literals put in for its names."""
+def _literal_rechecks(fn: Function, shadowed: frozenset[str] = frozenset()) -> dict[int, Reason]:
+    """Assertions whose outcome the test's own literals decide (top level and inside `with` blocks)."""
     if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
         return {}
-    env: dict[str, Bound] = {}
     out: dict[int, Reason] = {}
-    for stmt in fn.body:
+    _recheck_block(fn.body, {}, shadowed | local_builtins(fn), out)
+    return out
+
+
+def _top_names(stmt: ast.stmt) -> set[str]:
+    """Names a module-level statement binds in the module (not those bound inside a function it defines)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {stmt.name}
+    return bound_names([stmt])
+
+
+def local_builtins(fn: Function) -> frozenset[str]:
+    """The builtin names a function rebinds (`list = ...`): calls of them are not the builtins'."""
+    return NAMES & local_names(fn)
+
+
+def _recheck_block(
+    body: list[ast.stmt], env: dict[str, Bound], shadowed: frozenset[str], out: dict[int, Reason]
+) -> dict[str, Bound]:
+    for stmt in body:
+        check: ast.Assert | ast.Call | None = None
         if isinstance(stmt, ast.Assert):
-            why = constant_assert(stmt, env)
-            if why:
-                out[id(stmt)] = explain(stmt, why)
+            check = stmt
         elif (
             isinstance(stmt, ast.Expr)
             and isinstance(stmt.value, ast.Call)
             and check_level(stmt.value) is not None
         ):
-            why = constant_call(stmt.value, env)
+            check = stmt.value
+        if check is not None:
+            why = (
+                constant_assert(check, env) if isinstance(check, ast.Assert) else constant_call(check, env)
+            ) or fixed_check(check, env, shadowed)
             if why:
-                out[id(stmt.value)] = explain(stmt.value, why)
+                out[id(check)] = explain(check, why)
+                continue  # it reads the literals and changes nothing
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            items = [i.context_expr for i in stmt.items] + [
+                i.optional_vars for i in stmt.items if i.optional_vars
+            ]
+            env = _after(items, env)
+            for item in stmt.items:
+                for name in bound_names([ast.Expr(item.optional_vars)] if item.optional_vars else []):
+                    env.pop(name, None)
+            env = _recheck_block(stmt.body, env, shadowed, out)
+            continue
+        derived = _derived(stmt, env, shadowed)
+        if derived is None and not inert(stmt):
+            env = _after([stmt], env)
         for name in bound_names([stmt]):
             env.pop(name, None)
-        if not (inert(stmt) or _quiet(stmt)):
-            env = {k: b for k, b in env.items() if not _mutable(b.value)}
         for bound in literal_bindings(stmt):
             env[bound.name] = bound
-    return out
+        if derived is not None:
+            env[derived.name] = derived
+    return env
+
+
+def _derived(stmt: ast.stmt, env: Mapping[str, Bound], shadowed: frozenset[str]) -> Bound | None:
+    """`x = len(ys)`, `x = list(dict.fromkeys(ys))`: a name bound to a value the literals decide."""
+    if not (
+        isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+    ):
+        return None
+    if _is_literal(stmt.value):
+        return None  # a literal binding, kept as such
+    try:
+        data = Evaluator(_known(env), shadowed).value(stmt.value)
+    except Unknown:
+        return None
+    return Bound(stmt.targets[0].id, stmt.value, stmt.lineno, derived=True, data=data)
+
+
+def _after(nodes: Sequence[ast.AST], env: dict[str, Bound]) -> dict[str, Bound]:
+    """The literals still known after code runs that may reach them.
+
+    The test's literals are its own new objects, so code can change one only through a name that holds
+    it (or through the frame): when code reads such a name, every mutable value is dropped, since names
+    may alias one another.
+    """
+    read = set()
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                read.add(n.id)
+    mutable = {k for k, b in env.items() if b.derived or _mutable(b.value)}
+    if read & (mutable | _FRAME_READERS):
+        return {k: b for k, b in env.items() if k not in mutable}
+    return env
 
 
 _QUIET = (
@@ -697,7 +834,7 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
         return None
     body = fn.body
     walk = _Walk(scope, scope.test_class(qualname))
-    rechecks = _literal_rechecks(fn)
+    rechecks = _literal_rechecks(fn, scope.rebound)
     parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
     reasons: list[Reason] = []
     swallowers: dict[str, list[ast.AST]] = {}

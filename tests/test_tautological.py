@@ -129,6 +129,23 @@ CASES: list[tuple[str, str, tuple[str, ...] | None]] = [
         _test('d = {"a": [1, 2]}\nassert d["a"][-1] == 2'),
         ("assigned to `d` on line 3",),
     ),
+    # Fires: checks whose outcome the test's own literals decide, through builtins, operators or `with`.
+    (
+        "derived-length",
+        _test("expected = [1, 2, 3]\nunique = list(dict.fromkeys(expected))\nassert len(unique) == 3"),
+        ("`assert len(unique) == 3` (line 5), re-checks `unique` (line 4), which the test computed",),
+    ),
+    (
+        "literal-membership",
+        _test("names = ['a', 'b']\nassert 'a' in names"),
+        ("assigned to `names` on line 3",),
+    ),
+    (
+        "literal-recheck-in-with",
+        _test("with patch('app.send'):\n    x = 3\n    assert x == 3"),
+        ("assigned to `x` on line 4",),
+    ),
+    ("unittest-assert-in", _method("x = {'a': 1}\nself.assertIn('a', x)"), ("assigned to `x` on line 4",)),
     (
         "literal-recheck-unittest",
         _method("x = [1, 2]\nself.assertEqual(x, [1, 2])"),
@@ -327,6 +344,10 @@ CASES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ),
     # Silent: a literal that may have changed before the assertion.
     ("literal-rebound", _test("x = 3\nx = f()\nassert x == 3"), None),
+    ("derived-then-changed", _test("x = [1]\ny = list(x)\nf(y)\nassert len(y) == 1"), None),
+    ("rebound-builtin", _test("x = [1]\nassert len(x) == 1", head="len = f\n\n\ndef"), None),
+    ("with-binds-the-name", _test("x = 3\nwith open('f') as x:\n    pass\nassert x == 3"), None),
+    ("failing-literal-check", _test("x = [1, 2]\nassert len(x) == 3"), None),
     ("literal-augmented", _test("x = 3\nx += f()\nassert x == 3"), None),
     ("literal-rebound-in-block", _test("x = 3\nif f():\n    x = 4\nassert x == 3"), None),
     ("mutable-literal-passed", _test("x = [1]\nf(x)\nassert x == [1]"), None),
