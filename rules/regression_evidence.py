@@ -161,24 +161,83 @@ def _body(text: str) -> str:
     return _TEMPLATE_NOISE.sub("", text)
 
 
-def _pr_texts(pr: PullRequest) -> Iterator[tuple[str, str]]:
+@dataclass(frozen=True)
+class _Message:
+    """A commit message read as a PR: GitHub's merge commit carries the PR's branch and title."""
+
+    subjects: tuple[str, ...]  # the subject, or for a merge commit the PR title
+    branch: str
+    body: str
+
+
+_MERGE = re.compile(
+    r"^Merge (?:pull request #\d+ from (?P<pr>\S+)|branch '(?P<branch>[^']+)'.*)$", re.IGNORECASE
+)
+
+
+def _message(message: str) -> _Message:
+    lines = message.strip().splitlines()
+    if not lines:
+        return _Message((), "", "")
+    subject, rest = lines[0].strip(), lines[1:]
+    m = _MERGE.match(subject)
+    if m is None:
+        return _Message((subject,), "", "\n".join(rest))
+    branch = (m.group("pr") or "").split("/", 1)[-1] or m.group("branch") or ""
+    text = [ln.strip() for ln in rest]
+    title = next((ln for ln in text if ln), "")
+    body = "\n".join(text[text.index(title) + 1 :]) if title else ""
+    return _Message((title,) if title else (), branch, body)
+
+
+# In a description (the PR's, or a commit's body) only "fixes #12" says the PR fixes something: prose
+# there uses "bug", "crash" or "regression" of anything ("one regression test per issue"), and "closes
+# #12" closes feature requests as often as bug reports.
+_CLOSES = re.compile(
+    r"\bfix(?:es|ed)?\b[^.\n]{0,40}?(?:\#\d+\b|/issues/\d+\b|\bissue\s*\#?\d+\b)",
+    re.IGNORECASE,
+)
+
+
+def _said(pr: PullRequest) -> Iterator[tuple[str, str]]:
+    """What the PR says of itself in a line: its title, labels and branch, and its commits' subjects."""
     yield pr.title, "the PR title"
-    yield _body(pr.body), "the PR description"
     for label in pr.labels:
         yield label.replace("-", " ").replace("_", " "), "a PR label"
     if pr.head_ref:
-        yield re.sub(r"[/_.-]+", " ", pr.head_ref), "the branch name"
-    for message in pr.commits:
-        yield message, "a commit message"
+        yield _branch_words(pr.head_ref), "the branch name"
+    for message in map(_message, pr.commits):
+        for subject in message.subjects:
+            yield subject, "a commit message"
+        if message.branch:
+            yield _branch_words(message.branch), "the branch name"
+
+
+def _described(pr: PullRequest) -> Iterator[tuple[str, str]]:
+    yield _body(pr.body), "the PR description"
+    for message in map(_message, pr.commits):
+        yield message.body, "a commit message"
+
+
+def _branch_words(ref: str) -> str:
+    return re.sub(r"[/_.-]+", " ", ref)
 
 
 def pr_cues(pr: PullRequest) -> list[Cue]:
-    """Strong words in what the PR says of itself: it fixes something."""
-    return [cue for text, where in _pr_texts(pr) if text for cue in _cues(text, where) if cue.strong]
+    """Evidence that the PR fixes something: a strong word in its title, labels, branch or a commit
+    subject, or a closing reference ("Fixes #12") in its description or a commit body."""
+    said = [cue for text, where in _said(pr) if text for cue in _cues(text, where) if cue.strong]
+    closes = [
+        Cue(" ".join(m.group(0).split()).lower()[:30], where)
+        for text, where in _described(pr)
+        if text
+        for m in _CLOSES.finditer(text)
+    ]
+    return said + closes
 
 
 def _subjects(pr: PullRequest) -> list[str]:
-    return [pr.title, *(m.splitlines()[0] for m in pr.commits if m)]
+    return [pr.title, *(s for m in map(_message, pr.commits) for s in m.subjects)]
 
 
 def adds_regression_tests(pr: PullRequest) -> bool:
@@ -191,9 +250,10 @@ def _words(text: str) -> set[str]:
 
 
 def shared_words(pr: PullRequest, test: TestFunction) -> set[str]:
-    """Words the test's name shares with the PR title (or, locally, a commit subject)."""
+    """Words the test's name shares with the PR title or branch (or, locally, a commit subject)."""
     said: set[str] = set()
-    for subject in _subjects(pr):
+    branches = [pr.head_ref, *(m.branch for m in map(_message, pr.commits))]
+    for subject in [*_subjects(pr), *(_branch_words(b) for b in branches if b)]:
         said |= _words(_CAMEL.sub(" ", subject))
     return _words(_name_text(test.name)) & said
 

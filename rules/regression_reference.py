@@ -9,8 +9,9 @@ is not new; fixtures, `conftest.py` and helper modules hold no tests.
 Accepted references: `#828`, `PR #828`, `PR 828`, `pull request 828`, `GH-828`, `owner/repo#828`, a
 pull-request or commit URL (`https://github.com/o/r/pull/828`, `.../commit/1a2b3c4`), and a commit id
 of 7 to 40 hex digits (with at least one digit and one letter, or written as `commit 1234567`). Where
-the AGENTS.md sentence that turns the rule on speaks of issues ("link the issue or PR it covers"),
-`issue 828` and issue URLs (`.../issues/828`) are accepted too. `#` alone, `GH828`, hex runs of 6 or
+the AGENTS.md sentence that turns the rule on speaks of issues ("link the issue or PR it covers"), or
+where `.github/bot.yml` turns it on, `issue 828` and issue URLs (`.../issues/828`) are accepted too;
+the option `issues` (`auto`, `yes`, `no`) decides it outright. `#` alone, `GH828`, hex runs of 6 or
 41+ digits and plain numbers are never references.
 
 Which new tests are regression tests is the option `regression`. The default, `evidence`, decides
@@ -21,13 +22,15 @@ from what the test and the PR say:
   a regression test (a class or module docstring covers its tests with a reference, but its words are
   not evidence about each test). Words in another sense do not count: a linear regression, a fixed
   seed, crash recovery, a type guard, "fix typo".
-- a fix PR: a fix word in the PR title, description (unticked template boxes aside), labels or branch
-  name; in `bot check` given no `--pr-title` or `--pr-body-file`, in the messages of the commits
-  base..head. In a fix PR a test is a regression test when its words describe changed behaviour
-  ("again", "instead of", "used to", "stops raising"), or when the PR adds at most 3 new tests and
-  this one sits where the fix is: its file imports or is named after a module the PR changes, or its
-  name shares a word with the PR title. A title that says it adds regression tests makes all its new
-  tests regression tests.
+- a fix PR: a fix word in the PR title, labels or branch name, or "fixes #12" in its description
+  (prose in a description speaks of bugs and regressions of all kinds, so only that counts there); in
+  `bot check` given no `--pr-title` or `--pr-body-file`, the same in the commits base..head (subjects
+  as titles, bodies as descriptions; a merge commit's PR title and branch count as such). In a fix PR a
+  test is a regression test when its words describe changed behaviour ("again", "instead of", "used
+  to", "stops raising"), or when at most 3 new tests name nothing, none beside it (in its class, or at
+  module level with it) names what it guards, and it sits where the fix is: its file imports or is
+  named after a module the PR changes, or its name shares a word with the PR title or branch. A title
+  that says it adds regression tests makes all its new tests regression tests.
 
 Each such test that names nothing is an error, and the message says what made it a regression test.
 The other new tests that name nothing get one notice for the whole PR, however many they are.
@@ -176,8 +179,14 @@ def _proposal(test: TestFunction, pr: int | None) -> str:
     return f'`"""Guards {ref}: {first}{end}"""`'
 
 
-def _reason(tf: TestFile, test: TestFunction, pr: PullRequest, few: bool, changed: list[str]) -> str | None:
-    """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so."""
+def _reason(
+    tf: TestFile, test: TestFunction, pr: PullRequest, few: bool, changed: list[str], beside_named: bool
+) -> str | None:
+    """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so.
+
+    few: the PR adds few tests that name nothing. beside_named: a new test next to this one (same file,
+    same class or both at module level) names what it guards, so the fix already has its regression test.
+    """
     own = own_cues(tf, test)
     strong = next((c for c in own if c.strong), None)
     if strong is not None:
@@ -189,23 +198,27 @@ def _reason(tf: TestFile, test: TestFunction, pr: PullRequest, few: bool, change
         return None
     if own:
         return f"{own[0]}, and {fix}"
-    if not few:
+    if not few or beside_named:
         return None
     module = changed_module(tf, changed)
     if module is not None:
         return f"{fix}, and it tests `{module}`, which the PR changes"
     shared = sorted(shared_words(pr, test))
     if shared:
-        return f'{fix}, and its name shares "{shared[0]}" with the PR title'
+        return f'{fix}, and its name shares "{shared[0]}" with the PR title or branch'
     return None
 
 
+def _scope(tf: TestFile, test: TestFunction) -> tuple[str, str]:
+    return tf.path, test.qualname.rpartition(".")[0]
+
+
 def _regression_tests(
-    ctx: Context, mode: str, tests: list[Touched], new: int
+    ctx: Context, mode: str, tests: list[Touched], named: set[tuple[str, str]]
 ) -> Iterator[tuple[Touched, str | None]]:
     """Which of the unnamed new tests the mode takes for regression tests, and on what evidence.
 
-    new is how many tests the change adds in all: a fix PR's tests count by position only when few.
+    named: the scopes (file, class) holding a new test whose own docstring names what it guards.
     """
     pr = ctx.changeset.pr
     if mode == "fix-prs" and not is_fix_pr(pr):
@@ -216,9 +229,10 @@ def _regression_tests(
     changed = [
         f.path for f in ctx.changeset.files if f.status is not FileStatus.REMOVED and not is_test_path(f.path)
     ]
-    few = new <= FEW
+    # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
+    few = len(tests) <= FEW
     for tf, test in tests:
-        reason = _reason(tf, test, pr, few, changed)
+        reason = _reason(tf, test, pr, few, changed, _scope(tf, test) in named)
         if reason is not None:
             yield (tf, test), reason
 
@@ -268,6 +282,17 @@ def _notice(ctx: Context, rest: list[Touched], issues: bool) -> Finding:
     return finding.model_copy(update={"severity": Severity.NOTICE})
 
 
+def _issues_accepted(ctx: Context, sentence: str | None) -> bool:
+    """Option `issues`: `auto` accepts issue references where the AGENTS.md sentence speaks of issues, or
+    where no sentence turned the rule on (`.github/bot.yml` did); `yes` and `no` decide it outright."""
+    setting = str(ctx.options.get("issues", "auto")).lower()
+    if setting in ("yes", "true"):
+        return True
+    if setting in ("no", "false"):
+        return False
+    return sentence is None or accepts_issues(sentence)
+
+
 def check(ctx: Context) -> Iterator[Finding]:
     mode = ctx.options.get("regression", MODES[0])
     if mode not in MODES:
@@ -281,11 +306,11 @@ def check(ctx: Context) -> Iterator[Finding]:
     issues = {}
     for tf, _ in tests:
         statement = ctx.statement_for(tf.path)
-        issues[tf.path] = accepts_issues(statement.text if statement else None)
+        issues[tf.path] = _issues_accepted(ctx, statement.text if statement else None)
     unnamed = [(tf, t) for tf, t in tests if not _covered(tf, t, issues[tf.path])]
+    named = {_scope(tf, t) for tf, t in tests if names_reference(t.docstring, issues[tf.path])}
     judged = dict(
-        ((tf.path, t.qualname), reason)
-        for (tf, t), reason in _regression_tests(ctx, mode, unnamed, len(tests))
+        ((tf.path, t.qualname), reason) for (tf, t), reason in _regression_tests(ctx, mode, unnamed, named)
     )
     number = ctx.changeset.pr.number
     for tf, test in unnamed:
@@ -330,7 +355,7 @@ RULE = Rule(
         r"(?:PRs?|pull\s+requests?|commits?|fix(?:es)?|issues?)\b"
         r".*?(?:" + _IN_DOCSTRING + r"|" + _GUARDED + r")",
     ),
-    options={"regression": MODES[0]},
+    options={"regression": MODES[0], "issues": "auto"},
     phrases=(
         "Regression tests must name the PR/commit they guard in the docstring.",
         "Tests must reference the PR they guard.",

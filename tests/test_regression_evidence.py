@@ -252,3 +252,58 @@ def test_commit_messages_are_read_newest_first_and_capped(tmp_path):
     assert load_changeset(r.path, base=base, head=head).pr.commits == messages
     assert load_changeset(r.path, base=base, head=head, pr=PullRequest(title="T")).pr.commits == ()
     assert commit_messages(r.path, head, base) == ()
+
+
+@pytest.mark.parametrize(
+    "message, expected",
+    [
+        # GitHub's merge commit: the PR title is the body's first line, the branch follows "from".
+        ("Merge pull request #7 from ann/zero-area\n\nFix crash on zero area", "error"),
+        ("Merge pull request #7 from ann/zero-area\n\nSupport zero areas", "notice"),
+        ("Merge pull request #7 from ann/fix-zero-area\n\nZero areas", "error"),
+        ("Merge branch 'main' into feature", "notice"),
+    ],
+)
+def test_merge_commits_read_as_their_pr(tmp_path, message, expected):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area")}
+    assert _graded(_review(tmp_path, head, message=message)) == [(expected, T)]
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("Fixes #12.", "error"),
+        ("This fixes the overflow reported in #12.", "error"),
+        ("Closes #12.", "notice"),  # closes feature requests as often as bug reports
+        ("Adds one regression test per issue, as AGENTS.md asks.", "notice"),  # prose about bugs is no fix
+        ("A crash in the old release made us want this feature.", "notice"),
+    ],
+)
+def test_only_a_fixing_reference_in_the_description_makes_a_fix_pr(tmp_path, body, expected):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area")}
+    assert _graded(_review(tmp_path, head, PullRequest(title="Zero areas", body=body))) == [(expected, T)]
+
+
+def test_a_commit_body_counts_as_a_description(tmp_path):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area")}
+    assert _graded(_review(tmp_path, head, message="Zero areas\n\nFixes #3.")) == ERROR
+    assert _graded(_review(tmp_path / "b", head, message="Zero areas\n\nA crash, a bug.")) == NOTICE
+
+
+def test_a_named_test_beside_it_means_the_fix_has_its_regression_test(tmp_path):
+    """In a fix PR the test that names the PR is the regression test; its unnamed neighbours are not."""
+    named = _test("test_area_zero", "Guards PR #4: zero areas.")
+    head = {**FIX_CODE, T: IMPORTS + named + "\n\n" + _test("test_area_one")}
+    assert _graded(_review(tmp_path, head, PullRequest(title="Fix area of zero"))) == NOTICE
+    # In another file, nothing stands beside it: it is judged on its own.
+    other = {**FIX_CODE, T: IMPORTS + named, "tests/test_shapes.py": IMPORTS + _test("test_area_one")}
+    graded = _graded(_review(tmp_path / "b", other, PullRequest(title="Fix area of zero")))
+    assert graded == [("error", "tests/test_shapes.py")]
+
+
+def test_few_counts_the_tests_that_name_nothing(tmp_path):
+    """Ten named tests and two unnamed ones: the two are "few", so they can be the fix's tests."""
+    named = "".join(_test(f"test_named_{i}", f"Guards PR #{i}.") + "\n\n" for i in range(10))
+    head = {**FIX_CODE, T: IMPORTS + named, "tests/test_shapes.py": IMPORTS + _many(2)}
+    graded = _graded(_review(tmp_path, head, PullRequest(title="Fix area of zero")))
+    assert graded == [("error", "tests/test_shapes.py")] * 2

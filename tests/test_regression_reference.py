@@ -371,3 +371,24 @@ def test_proposed_docstring_reads_naturally(make_repo, doc, proposal):
     )
     (f,) = report.findings
     assert f.message.endswith(f"e.g. {proposal}.")
+
+
+ISSUE_ONLY = 'def test_zero_regression():\n    """Guards issue 5."""\n    f()\n'
+
+
+@pytest.mark.parametrize(
+    "agents, options, accepted",
+    [
+        (AGENTS_AGT001, "", False),  # the sentence names PRs and commits only
+        (AGENTS_ISSUES, "", True),
+        (AGENTS_AGT001, "      issues: yes\n", True),
+        (AGENTS_ISSUES, "      issues: no\n", False),
+        ("# Rules\n", "", True),  # turned on by the config alone: nothing says issues are not enough
+        ("# Rules\n", "      issues: no\n", False),
+    ],
+)
+def test_issues_option(make_repo, agents, options, accepted):
+    config = "rules:\n  AGT001:\n    enabled: true\n" + (f"    options:\n{options}" if options else "")
+    base = {"AGENTS.md": agents, ".github/bot.yml": config}
+    report = review_change(make_repo, base, {"tests/test_a.py": ISSUE_ONLY})
+    assert codes(report) == ([] if accepted else ["AGT001"])
