@@ -199,9 +199,21 @@ _CLOSES = re.compile(
 )
 
 
+# A description line that opens with the fix verb ("Fixes the profile ...", "- Fixed a crash in ...") is
+# the PR saying what it does, as a title does; read like one.
+_OPENS_WITH_FIX = re.compile(
+    r"^[ \t]{0,8}(?:[-*+][ \t]{1,4})?(?:this (?:pr|pull request|change|commit|patch) )?fix(?:es|ed)?\b.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def _said(pr: PullRequest) -> Iterator[tuple[str, str]]:
-    """What the PR says of itself in a line: its title, labels and branch, and its commits' subjects."""
+    """What the PR says of itself in a line: its title, labels and branch, its commits' subjects, and the
+    lines of its description (or commit bodies) that open with "Fix"."""
     yield pr.title, "the PR title"
+    for text, where in _described(pr):
+        for m in _OPENS_WITH_FIX.finditer(text):
+            yield m.group(0), where
     for label in pr.labels:
         yield label.replace("-", " ").replace("_", " "), "a PR label"
     if pr.head_ref:

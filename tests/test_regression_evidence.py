@@ -275,6 +275,11 @@ def test_merge_commits_read_as_their_pr(tmp_path, message, expected):
         ("Fixes #12.", "error"),
         ("This fixes the overflow reported in #12.", "error"),
         ("Closes #12.", "notice"),  # closes feature requests as often as bug reports
+        # A line that opens with the fix verb is the PR saying what it does, read like a title.
+        ("Fixes the area of zero-sized shapes.\n\nMore prose.", "error"),
+        ("Summary:\n- Fixed a crash in area().", "error"),
+        ("Fix typo in the docstring.", "notice"),
+        ("We could fix the crash later; this adds zero areas.", "notice"),
         ("Adds one regression test per issue, as AGENTS.md asks.", "notice"),  # prose about bugs is no fix
         ("A crash in the old release made us want this feature.", "notice"),
     ],
