@@ -22,8 +22,9 @@ from what the test and the PR say:
   a regression test (a class or module docstring covers its tests with a reference, but its words are
   not evidence about each test). Words in another sense do not count: a linear regression, a fixed
   seed, crash recovery, a type guard, "fix typo".
-- a fix PR: a fix word in the PR title, labels or branch name, or "fixes #12" in its description
-  (prose in a description speaks of bugs and regressions of all kinds, so only that counts there); in
+- a fix PR: a fix word in the PR title, labels or branch name, or in its description "fixes #12" or
+  a line that opens with "Fix" (other prose in a description speaks of bugs and regressions of all
+  kinds, so only those count there); in
   `bot check` given no `--pr-title` or `--pr-body-file`, the same in the commits base..head (subjects
   as titles, bodies as descriptions; a merge commit's PR title and branch count as such). In a fix PR a
   test is a regression test when its words describe changed behaviour ("again", "instead of", "used
