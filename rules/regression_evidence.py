@@ -165,7 +165,7 @@ def _body(text: str) -> str:
 class _Message:
     """A commit message read as a PR: GitHub's merge commit carries the PR's branch and title."""
 
-    subjects: tuple[str, ...]  # the subject, or for a merge commit the PR title
+    subjects: tuple[str, ...]  # the subject and a squash's "* subject" lines, or a merge commit's PR title
     branch: str
     body: str
 
@@ -182,7 +182,9 @@ def _message(message: str) -> _Message:
     subject, rest = lines[0].strip(), lines[1:]
     m = _MERGE.match(subject)
     if m is None:
-        return _Message((subject,), "", "\n".join(rest))
+        # A squash merge lists the squashed commits' subjects as "* subject" lines of its body.
+        squashed = tuple(ln[2:].strip() for ln in rest if ln.startswith("* ") and ln[2:].strip())
+        return _Message((subject, *squashed), "", "\n".join(rest))
     branch = (m.group("pr") or "").split("/", 1)[-1] or m.group("branch") or ""
     text = [ln.strip() for ln in rest]
     title = next((ln for ln in text if ln), "")
