@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         "commits or branches",
     )
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
-    e.add_argument("path", type=Path, help="example folder, e.g. examples/mobile300")
+    e.add_argument("path", type=Path, help="a bundled example's name (mobile300) or an example folder")
     _output_args(e)
     from bot.steps_cli import add_steps_parser
 
