@@ -15,7 +15,9 @@ from rules.waivers import apply_waivers
 
 def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, tuple[ConfigProblem, ...]]:
     """The config at base (trusted), or defaults plus what made it unusable (BOT001 reports it)."""
-    return _config_at(changeset, changeset.base_sha, path)
+    config, problems = _config_at(changeset, changeset.base_sha, path)
+    said = " (config ignored, defaults used)"
+    return config, tuple(p.model_copy(update={"message": p.message.rstrip(".") + said}) for p in problems)
 
 
 def _config_at(changeset: ChangeSet, sha: str, path: str) -> tuple[Config, tuple[ConfigProblem, ...]]:

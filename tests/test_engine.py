@@ -110,7 +110,10 @@ def test_each_config_problem_is_a_bot001_finding_on_its_line(make_repo):
         ("BOT001", ".github/bot.yml", 2),
         ("BOT001", ".github/bot.yml", 5),
     ]
-    assert report.findings[0].message == "`rules.AGT01`: no rule is called `AGT01`; did you mean `AGT001`?"
+    assert (
+        report.findings[0].message
+        == "`rules.AGT01`: no rule is called `AGT01`; did you mean `AGT001`? (config ignored, defaults used)."
+    )
 
 
 def test_a_pr_changing_the_config_is_told_when_it_takes_effect_and_what_breaks(make_repo):
