@@ -361,3 +361,38 @@ def test_a_change_and_its_revert_leave_no_changes(make_repo, capsys):
     r.commit({"a.py": "1\n"}, "revert")
     code, out, _ = _check(capsys, r.path, "--format", "text")
     assert code == 0 and out.splitlines()[-1].startswith("no changes between main and pr")
+
+
+# --- the docs show what the commands print ----------------------------------------------------------------
+
+
+def _shown(doc: str, command: str) -> list[str]:
+    """The lines of the ```text block of doc that starts with `$ command`."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    block = text.split(f"```text\n$ {command}\n", 1)[1].split("```", 1)[0]
+    return block.splitlines()
+
+
+def test_docs_show_the_real_terminal_output(capsys):
+    capsys.readouterr()
+    main(["example", MOBILE300, "--format", "text"])
+    real = capsys.readouterr().out.splitlines()
+    assert _shown("docs/output.md", "bot example examples/mobile300") == real
+    readme = _shown("README.md", "bot example examples/mobile300")
+    for line in readme:  # the README abridges: `...` stands for rows, `[...]` for the rest of a message
+        if line.strip() == "...":
+            continue
+        head, _, tail = line.partition(" [...] ")
+        assert any(r.startswith(head) and r.endswith(tail) for r in real), line
+
+
+def test_a_hostile_file_name_cannot_drive_the_terminal(make_repo, capsys):
+    """A file name from the pull request holding an escape sequence and a bidi override, through git."""
+    name = "tests/test_\x1b[2J\u202ex.py"
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {name: NEW_TEST})
+    for fmt in ("text", "sarif"):
+        code, out, _ = _check(capsys, r.path, "--format", fmt)
+        assert code == 1
+        assert "\x1b" not in out and "\u202e" not in out, fmt
+    code, out, _ = _check(capsys, r.path, "--format", "text")
+    assert out.startswith("tests/test_<U+001B>[2J<U+202E>x.py:1: AGT001 ")
