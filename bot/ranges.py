@@ -28,8 +28,5 @@ def check_range(changeset: ChangeSet, base: str, head: str, base_tip: str) -> st
             f"there is nothing to review. Reversed range? Try --base {head} --head {base}."
         )
     if not changeset.files and not changeset.files_unlisted:
-        return (
-            f"no changes between {base} and {head} "
-            f"({changeset.base_sha[:7]}..{changeset.head_sha[:7]}): the commits leave every file as it was"
-        )
+        return f"no changes between {base} and {head} ({changeset.base_sha[:7]}..{changeset.head_sha[:7]})"
     return None

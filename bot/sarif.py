@@ -26,8 +26,8 @@ _SOURCE = re.compile(r"^(?P<path>.+):(?P<line>[1-9][0-9]*)$")
 
 
 def _plain(markdown: str) -> str:
-    """Rule documentation without markdown emphasis, for viewers that show `help.text` verbatim."""
-    return markdown.replace("**", "")
+    """Rule documentation without headings' `##` and emphasis, for viewers that show `help.text` as is."""
+    return re.sub(r"^## (.+)$", r"\1:", markdown, flags=re.MULTILINE).replace("**", "")
 
 
 def rule_descriptor(rule: Rule) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -260,7 +261,7 @@ def _in_pty(args: list[str], env: dict[str, str]) -> tuple[int, str]:
     )
     os.close(slave)
     chunks = []
-    while True:
+    while select.select([master], [], [], 120)[0]:  # a hung child fails the test instead of hanging it
         try:
             data = os.read(master, 65536)
         except OSError:  # EIO: the child closed the terminal
