@@ -118,7 +118,14 @@ def trim(
 
 def _used(sources: list[str]) -> set[str]:
     """Every name and attribute the sources mention (a method's source is dedented to parse alone)."""
-    return set().union(*(_names(textwrap.dedent(s)) for s in sources))
+    return set().union(*(_names_of_source(s) for s in sources))
+
+
+def _names_of_source(source: str) -> set[str]:
+    try:
+        return _names(textwrap.dedent(source))
+    except SyntaxError:  # a string starting at column 0 stops dedent: parse the method inside a class
+        return _names("class _:\n" + source)
 
 
 def _classes(text: str | None) -> set[str]:
@@ -138,6 +145,11 @@ def _new_tests(head: str | None, base: str | None) -> list[str]:
         return []
 
 
+def _removed_tests(head: str | None, base: str | None) -> set[str]:
+    """The tests of base that head lacks: with the new ones they show a rename as the review sees it."""
+    return set(_new_tests(base, head))
+
+
 def _stand_in(path: str, side: str) -> str:
     """A file carrying only its path: all the review needs of a changed file that is not a test file."""
     if path.endswith(".json"):
@@ -148,9 +160,10 @@ def _stand_in(path: str, side: str) -> str:
 def write_python(clone: Path, cases: list[Case], out: Path) -> list[str]:
     """The commit's test files cut down to the tests it adds, and a stand-in for every other changed file.
 
-    Every new test of every changed test file is kept (not only the judged ones), so that the review sees
-    as many new tests, and the same neighbours, as the real commit; the other changed files keep their
-    paths (the review weighs which modules a fix changes) but not their content.
+    Every new test of every changed test file is kept (not only the judged ones), and at base every test
+    the commit removes, so that the review sees as many new tests, the same neighbours and the same renames
+    as in the real commit; the other changed files keep their paths (the review weighs which modules a fix
+    changes) but not their content.
     """
     commit = cases[0].commit
     judged = {path: {c.test for c in cases if c.path == path} for path in {c.path for c in cases}}
@@ -171,8 +184,11 @@ def write_python(clone: Path, cases: list[Case], out: Path) -> list[str]:
             (out / "head" / path).parent.mkdir(parents=True, exist_ok=True)
             (out / "head" / path).write_text(trim(head, tests), encoding="utf-8")
             if base is not None:
+                # The real base file, cut down to the tests the commit removes and the shells of the
+                # classes its new tests go into: the diff then holds the new, removed and renamed tests.
+                removed = _removed_tests(head, base)
                 (out / "base" / old).parent.mkdir(parents=True, exist_ok=True)
-                kept = trim(head, tests, drop=tests, classes=_classes(base))
+                kept = trim(base, tests | removed, drop=tests, classes=_classes(base))
                 (out / "base" / old).write_text(kept, encoding="utf-8")
         else:
             for side, where, text in (("base", old, base), ("head", path, head)):

@@ -38,6 +38,8 @@ _WRONG: dict[str, tuple[str, ...]] = {
         "pytest-a38b20d TestRaises.test_consecutive_backslashes_in_escape_check AGT001",
         "pytest-960ddc6 TestRaises.test_pipe_is_treated_as_regex_metacharacter AGT001",
         "pytest-d889ca0 test_fixture_post_finalizer_called_once AGT001",
+        "pytest-9913ced TestApprox.test_dict_differing_lengths AGT001",
+        "pytest-111685c TestApprox.test_decimal_approx_repr AGT001",
     ),
     # A mypy-only check in testing/typing_checks.py guards a typing fix; pytest never collects the file,
     # so whether it is a "test" the rule covers is arguable (judged yes by the sampling rule's definition).
@@ -51,6 +53,7 @@ _WRONG: dict[str, tuple[str, ...]] = {
         "pytest-4253f98 test_deprecated AGT001",
         "pytest-0fb7cae TestParseIni.test_strict_config_ini_option AGT001",
         "pytest-ebcd836 test_strict_parametrization_ids AGT001",
+        "pytest-c02465c test_namespace_packages AGT001",
     ),
     # "[pre-commit.ci] auto fixes from pre-commit.com hooks": a bot's formatting commit in a feature branch
     # is read as the PR saying it fixes something.
@@ -61,6 +64,33 @@ _WRONG: dict[str, tuple[str, ...]] = {
     # for the fix's only regression test, though the squash body lists "Add regression tests" (plural).
     "issue 9: a named neighbour silences a second regression test": (
         "pytest-0d6fbde TestExceptionInfoFormatter.test_exc_chain_repr_mixed_traceback AGT001",
+    ),
+    # "use Contextmanagers to handle StopIteration in generators": nothing in the title, branch or test
+    # says fix; the change's own changelog/12929.bugfix.rst does.
+    "issue 9: a fix told only by its changelog fragment (changelog/N.bugfix.rst)": (
+        "pytest-075c5ef test_stop_iteration_from_collect AGT001",
+    ),
+    # "Defer annotation eval on Python 3.14" (Fixes #13549) and test_annotations_deferred_future share
+    # "annotation(s)" and "defer(red)" only up to inflection; comparing word stems would place it.
+    "issue 9: words shared with the title only up to inflection": (
+        "pytest-8ca783c test_annotations_deferred_future AGT001",
+    ),
+    # test_function_return_non_none_error renamed to ..._warning, a mark added and one line dropped: the
+    # rename is not seen because the body changed; pairing a removed and an added test of the same file by
+    # body similarity (not identity) would.
+    "issue 9: a renamed test with a changed body is taken for new": (
+        "pytest-53f05c4 test_function_return_non_none_warning AGT001",
+    ),
+    # A fix PR adds two unnamed tests; only the non-string one reproduces the bug, the string one checks
+    # that the old path still works. Nothing general tells them apart (arguable: a maintainer might ask
+    # for a reference on both).
+    "issue 9: a fix PR's non-reproducing companion test": (
+        "pytest-9f9b7f4 test_pytester_subprocess_with_string_plugins AGT001",
+    ),
+    # The maintainers filed it as an improvement (changelog/5473.improvement.rst); only the test's comment
+    # says "Previously ... an error was raised". "previously" with "error"/"raised" is evidence of a fix.
+    "issue 9: a fix described only by the test's comment 'Previously ... an error was raised'": (
+        "pytest-c77995b TestRewriteOnImport.test_rewrite_warning_ignore AGT001",
     ),
     # A fix PR adding four or more unnamed tests is taken for a feature (more than FEW = 3): one notice.
     "issue 9: fix PRs with more than three new tests get only the notice": (
