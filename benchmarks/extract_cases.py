@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.judged import COMMIT_SEPARATOR, Case, load_cases  # noqa: E402
 from benchmarks.sample_cases import qualified_tests  # noqa: E402
+from rules.runner_config import CONFIG_FILES, python_files  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "real"
 LICENCES = {
@@ -231,6 +232,35 @@ def write_configs(clone: Path, cases: list[Case], out: Path) -> list[str]:
     return sorted(set(written))
 
 
+def write_runner_config(clone: Path, commit: str, out: Path) -> str | None:
+    """The repository's pytest `python_files` at base, cut down to that one setting, so the extract collects
+    the same test files as the clone (pytest's own `testing/python/*.py`). Written at both sides when the
+    commit leaves the file alone; only at base (the side the review reads) when the commit changes it."""
+    for path in CONFIG_FILES:
+        text = _show(clone, f"{commit}^1", path)
+        patterns = python_files(path, text) if text is not None else None
+        if patterns is None:
+            continue
+        if not patterns:
+            return None
+        listed = ", ".join(f'"{p}"' for p in patterns)
+        if path == "pyproject.toml":
+            body = f"[tool.pytest.ini_options]\npython_files = [{listed}]\n"
+        else:
+            section = "tool:pytest" if path == "setup.cfg" else "pytest"
+            body = f"[{section}]\npython_files = {' '.join(patterns)}\n"
+        cut = f"# {path} cut down to the pytest `python_files` the review reads\n{body}"
+        sides = (
+            ("base",)
+            if (out / "head" / path).exists() or (out / "base" / path).exists()
+            else ("base", "head")
+        )
+        for side in sides:
+            (out / side / path).write_text(cut, encoding="utf-8")
+        return path
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clones", type=Path, default=Path("/work/clones"))
@@ -251,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
         (out / "head").mkdir(parents=True)
         if case.path.endswith(".py"):
             paths = write_python(clone, cases, out)
+            config = write_runner_config(clone, case.commit, out)
+            if config is not None and config not in paths:
+                paths.append(config)
         else:
             paths = write_configs(clone, cases, out)
         if case.repo in OVERRIDDEN:

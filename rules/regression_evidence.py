@@ -175,6 +175,10 @@ _MERGE = re.compile(
 )
 
 
+# Commits a bot wrote ("[pre-commit.ci] auto fixes from pre-commit.com hooks") say nothing of the change.
+_BY_BOT = re.compile(r"^\[[\w.-]{0,40}(?:ci|bot)\]", re.IGNORECASE)
+
+
 def _message(message: str) -> _Message:
     lines = message.strip().splitlines()
     if not lines:
@@ -184,7 +188,8 @@ def _message(message: str) -> _Message:
     if m is None:
         # A squash merge lists the squashed commits' subjects as "* subject" lines of its body.
         squashed = tuple(ln[2:].strip() for ln in rest if ln.startswith("* ") and ln[2:].strip())
-        return _Message((subject, *squashed), "", "\n".join(rest))
+        subjects = tuple(s for s in (subject, *squashed) if not _BY_BOT.match(s))
+        return _Message(subjects, "", "\n".join(rest) if subjects and subjects[0] == subject else "")
     branch = (m.group("pr") or "").split("/", 1)[-1] or m.group("branch") or ""
     text = [ln.strip() for ln in rest]
     title = next((ln for ln in text if ln), "")
@@ -209,19 +214,22 @@ _OPENS_WITH_FIX = re.compile(
 )
 
 
-def _said(pr: PullRequest) -> Iterator[tuple[str, str]]:
+def _said(pr: PullRequest, full: bool = True) -> Iterator[tuple[str, str]]:
     """What the PR says of itself in a line: its title, labels and branch, its commits' subjects, and the
-    lines of its description (or commit bodies) that open with "Fix"."""
+    lines of its description or commit bodies that open with "Fix". Not full: only what speaks for the
+    whole change (title, labels, branch; locally the newest commit's subject and branch), not the commits
+    inside it ("fix review comments") nor the descriptions."""
     yield pr.title, "the PR title"
-    for text, where in _described(pr):
-        for m in _OPENS_WITH_FIX.finditer(text):
-            yield m.group(0), where
+    if full:
+        for text, where in _described(pr):
+            for m in _OPENS_WITH_FIX.finditer(text):
+                yield m.group(0), where
     for label in pr.labels:
         yield label.replace("-", " ").replace("_", " "), "a PR label"
     if pr.head_ref:
         yield _branch_words(pr.head_ref), "the branch name"
-    for message in map(_message, pr.commits):
-        for subject in message.subjects:
+    for message in map(_message, pr.commits if full else pr.commits[:1]):
+        for subject in message.subjects if full else message.subjects[:1]:
             yield subject, "a commit message"
         if message.branch:
             yield _branch_words(message.branch), "the branch name"
@@ -237,17 +245,49 @@ def _branch_words(ref: str) -> str:
     return re.sub(r"[/_.-]+", " ", ref)
 
 
-def pr_cues(pr: PullRequest) -> list[Cue]:
+# Changelog fragments (towncrier and its kin: `changelog/123.bugfix.rst`, `newsfragments/9.feature`) say
+# what kind of change the PR is, in the maintainers' own terms.
+_FRAGMENT_DIRS = frozenset(
+    "changelog changes newsfragments news changelog.d changes.d newsfragments.d unreleased".split()
+)
+FIX_KINDS = frozenset("bugfix bugfixes bug bugs fix fixes fixed security".split())
+OTHER_KINDS = frozenset(
+    "feature features improvement improvements enhancement enhancements deprecation deprecations removal "
+    "removals breaking doc docs trivial misc vendor packaging contrib performance perf added changed".split()
+)
+
+
+def fragment_kinds(paths: Iterable[str]) -> frozenset[str]:
+    """The kinds of the changelog fragments among paths (the files a change adds): {"bugfix"}, {"feature"}."""
+    kinds = set()
+    for path in paths:
+        p = PurePosixPath(path)
+        if len(p.parts) < 2 or p.parts[-2].lower() not in _FRAGMENT_DIRS:
+            continue
+        for piece in p.name.lower().split(".")[1:4]:
+            if piece in FIX_KINDS or piece in OTHER_KINDS:
+                kinds.add(piece)
+                break
+    return frozenset(kinds)
+
+
+def pr_cues(pr: PullRequest, fragments: frozenset[str] = frozenset()) -> list[Cue]:
     """Evidence that the PR fixes something: a strong word in its title, labels, branch or a commit
-    subject, or a closing reference ("Fixes #12") in its description or a commit body."""
-    said = [cue for text, where in _said(pr) if text for cue in _cues(text, where) if cue.strong]
+    subject, a closing reference ("Fixes #12") in its description or a commit body, or a bugfix changelog
+    fragment. A change whose fragments all say another kind (feature, deprecation...) is no fix on the
+    strength of its descriptions or the commits inside it: projects close every kind of issue with
+    "Fix #12", and a feature branch has its "fix tests" commits."""
+    fix_fragment = bool(fragments & FIX_KINDS)
+    bodies = fix_fragment or not fragments
+    said = [cue for text, where in _said(pr, bodies) if text for cue in _cues(text, where) if cue.strong]
     closes = [
         Cue(" ".join(m.group(0).split()).lower()[:30], where)
-        for text, where in _described(pr)
+        for text, where in (_described(pr) if bodies else ())
         if text
         for m in _CLOSES.finditer(text)
     ]
-    return said + closes
+    fragment = [Cue(sorted(fragments & FIX_KINDS)[0], "a changelog fragment")] if fix_fragment else []
+    return said + closes + fragment
 
 
 def _subjects(pr: PullRequest) -> list[str]:
@@ -259,8 +299,19 @@ def adds_regression_tests(pr: PullRequest) -> bool:
     return any(_ADDS_REGRESSION_TESTS.search(s) for s in _subjects(pr))
 
 
+def _stem(word: str) -> str:
+    """A crude stem, enough to match "annotations" with "annotation" and "deferred" with "defer"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # "deferr" -> "defer", but "pass", "call" stay
+    return word
+
+
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOPWORDS}
+    return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOPWORDS}
 
 
 def shared_words(pr: PullRequest, test: TestFunction) -> set[str]:

@@ -5,7 +5,9 @@ Looks at every test the change adds (pytest functions, methods of `Test*` classe
 subclasses, nested test classes, sync or async, parametrized or not) and reports the regression tests
 that name neither a pull request nor a commit, in their own docstring or in the docstring of a class
 around them or of their module. A test moved to another file, renamed, or whose `def` line was edited
-is not new; fixtures, `conftest.py` and helper modules hold no tests.
+is not new; fixtures, `conftest.py` and helper modules hold no tests. Test files are `test_*.py`,
+`*_test.py`, files under `tests/`, and what the repository's own pytest `python_files` collects (read at
+base from `pytest.ini`, `pyproject.toml`, `tox.ini` or `setup.cfg`, e.g. `testing/python/*.py`).
 Accepted references: `#828`, `PR #828`, `PR 828`, `pull request 828`, `GH-828`, `owner/repo#828`, a
 pull-request or commit URL (`https://github.com/o/r/pull/828`, `.../commit/1a2b3c4`), and a commit id
 of 7 to 40 hex digits (with at least one digit and one letter, or written as `commit 1234567`). Where
@@ -26,11 +28,17 @@ from what the test and the PR say:
   a line that opens with "Fix" (other prose in a description speaks of bugs and regressions of all
   kinds, so only those count there); in `bot check` given no `--pr-title` or `--pr-body-file`, the
   same in the commits base..head (subjects as titles, and so a squash merge's "* subject" lines;
-  bodies as descriptions; a merge commit's PR title and branch count as such). In a fix PR a test is
+  bodies as descriptions; a merge commit's PR title and branch count as such; commits a bot wrote,
+  "[pre-commit.ci] auto fixes", do not count). A changelog fragment the change adds says what kind of
+  change it is in the maintainers' own terms: `changelog/12.bugfix.rst` makes it a fix PR; fragments
+  that all say another kind (`.feature`, `.deprecation`, `.improvement`...) leave only the title,
+  labels and branch as evidence, not "Fix #12" in a description (projects close every kind of issue
+  that way) nor the commits inside the PR ("fix tests"). In a fix PR a test is
   a regression test when its words describe changed behaviour ("again", "instead of", "used to",
   "stops raising"), or when at most 3 new tests name nothing, none beside it (in its class, or at
   module level with it) names what it guards, and it sits where the fix is: its file imports or is
-  named after a module the PR changes, or its name shares a word with the PR title or branch. A
+  named after a module the PR changes, or its name shares a word (up to inflection: "annotations",
+  "annotation") with the PR title or branch. A
   title that says it adds regression tests makes all its new tests regression tests.
 
 Each such test that names nothing is an error, and the message says what made it a regression test.
@@ -76,11 +84,12 @@ from rules.regression_evidence import (
     FEW,
     adds_regression_tests,
     changed_module,
+    fragment_kinds,
     own_cues,
     pr_cues,
     shared_words,
 )
-from rules.testfiles import TestFile, TestFunction, Touched, is_test_path, touched_tests
+from rules.testfiles import TestFile, TestFunction, Touched, is_test_path, runner_patterns, touched_tests
 from rules.waivers import markers
 
 MODES = ("evidence", "all-new-tests", "fix-prs", "marked")
@@ -180,13 +189,20 @@ def _proposal(test: TestFunction, pr: int | None) -> str:
     return f'`"""Guards {ref}: {first}{end}"""`'
 
 
-def _reason(
-    tf: TestFile, test: TestFunction, pr: PullRequest, few: bool, changed: list[str], beside_named: bool
+def _reason(  # noqa: PLR0913 - the evidence, each piece named
+    tf: TestFile,
+    test: TestFunction,
+    pr: PullRequest,
+    few: bool,
+    changed: list[str],
+    beside_named: bool,
+    fragments: frozenset[str] = frozenset(),
 ) -> str | None:
     """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so.
 
     few: the PR adds few tests that name nothing. beside_named: a new test next to this one (same file,
     same class or both at module level) names what it guards, so the fix already has its regression test.
+    fragments: the kinds of the changelog fragments the change adds ("bugfix", "feature"...).
     """
     own = own_cues(tf, test)
     strong = next((c for c in own if c.strong), None)
@@ -194,7 +210,7 @@ def _reason(
         return str(strong)
     if adds_regression_tests(pr):
         return "the PR title says it adds regression tests"
-    fix = next(iter(pr_cues(pr)), None)
+    fix = next(iter(pr_cues(pr, fragments)), None)
     if fix is None:
         return None
     if own:
@@ -228,12 +244,15 @@ def _regression_tests(
         yield from ((t, None) for t in tests if mode != "marked" or is_marked(t[1]))
         return
     changed = [
-        f.path for f in ctx.changeset.files if f.status is not FileStatus.REMOVED and not is_test_path(f.path)
+        f.path
+        for f in ctx.changeset.files
+        if f.status is not FileStatus.REMOVED and not is_test_path(f.path, runner_patterns(ctx.review))
     ]
+    fragments = fragment_kinds(f.path for f in ctx.changeset.files if f.status is FileStatus.ADDED)
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
     few = len(tests) <= FEW
     for tf, test in tests:
-        reason = _reason(tf, test, pr, few, changed, _scope(tf, test) in named)
+        reason = _reason(tf, test, pr, few, changed, _scope(tf, test) in named, fragments)
         if reason is not None:
             yield (tf, test), reason
 

@@ -23,6 +23,7 @@ from pathlib import PurePosixPath
 from bot.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
 from rules.base import Context, Review
 from rules.pysyntax import PythonSyntaxError, parse_python
+from rules.runner_config import CONFIG_FILES, collected_by, python_files
 
 
 @dataclass(frozen=True)
@@ -64,22 +65,52 @@ class TestFile:
 Touched = tuple[TestFile, TestFunction]
 
 
-def is_test_path(path: str) -> bool:
-    """Whether a file is test code (a test module or a helper under `tests/`), as opposed to product code."""
+def is_test_path(path: str, patterns: tuple[str, ...] = ()) -> bool:
+    """Whether a file is test code (a test module or a helper under `tests/`), as opposed to product code;
+    patterns: the repository's own pytest `python_files`."""
     p = PurePosixPath(path)
     if p.suffix != ".py":
         return False
-    return p.name.startswith("test_") or p.name.endswith("_test.py") or "tests" in p.parts[:-1]
+    named = p.name.startswith("test_") or p.name.endswith("_test.py") or "tests" in p.parts[:-1]
+    return named or collected_by(path, patterns)
 
 
-def collects(path: str) -> str | None:
-    """What runners collect from a file: "all" (pytest and unittest), "unittest" (TestCase only) or None."""
+def collects(path: str, patterns: tuple[str, ...] = ()) -> str | None:
+    """What runners collect from a file: "all" (pytest and unittest), "unittest" (TestCase only) or None;
+    patterns: the repository's own pytest `python_files`."""
     name = PurePosixPath(path).name
     if not name.endswith(".py") or name == "conftest.py":
         return None
-    if name.startswith("test_") or name.endswith("_test.py"):
+    if name.startswith("test_") or name.endswith("_test.py") or collected_by(path, patterns):
         return "all"
     return "unittest" if name.startswith("test") else None
+
+
+def runner_patterns(review: Review) -> tuple[str, ...]:
+    """`python_files` of the repository's pytest configuration at base, when it sets them (memoised)."""
+
+    def build() -> tuple[str, ...]:
+        present = set(review.changeset.base_paths())
+        for path in CONFIG_FILES:
+            if path not in present:
+                continue
+            try:
+                text = review.changeset.base_text(path)
+            except UnreadableFile:
+                continue
+            found = python_files(path, text) if text is not None else None
+            if found is not None:  # pytest stops at the first file with a pytest section
+                return found
+        return ()
+
+    # Only a changed .py file that the default names miss can be collected by the repository's own
+    # patterns: without one, nothing is read.
+    if not any(
+        f.path.endswith(".py") and not is_test_path(f.path) and not f.path.endswith("conftest.py")
+        for f in review.changeset.files
+    ):
+        return ()
+    return review.memo("tests.python_files", build)
 
 
 def dotted(node: ast.expr) -> str:
@@ -175,9 +206,9 @@ class _Collector:
                     self.walk(handler.body, prefix, in_class)
 
 
-def parse_tests(path: str, text: str, added: frozenset[int]) -> TestFile:
+def parse_tests(path: str, text: str, added: frozenset[int], patterns: tuple[str, ...] = ()) -> TestFile:
     """Test functions of one file's text; a file that does not parse gets an error, not an exception."""
-    collected = collects(path)
+    collected = collects(path, patterns)
     if collected is None:
         return TestFile(path=path, tests=(), text=text)
     try:
@@ -201,7 +232,7 @@ def _parse_change(review: Review, f: FileChange) -> TestFile:
         return TestFile(path=f.path, tests=(), error=exc.reason)
     if text is None:
         return TestFile(path=f.path, tests=())
-    return parse_tests(f.path, text, f.added_lines)
+    return parse_tests(f.path, text, f.added_lines, runner_patterns(review))
 
 
 def changed_test_files(review: Review) -> tuple[TestFile, ...]:
@@ -209,8 +240,11 @@ def changed_test_files(review: Review) -> tuple[TestFile, ...]:
 
     def build() -> tuple[TestFile, ...]:
         # Binary .py files are read too: decoding names why they cannot be reviewed (NUL bytes...).
+        patterns = runner_patterns(review)
         files = [
-            f for f in review.changeset.files if f.status is not FileStatus.REMOVED and is_test_path(f.path)
+            f
+            for f in review.changeset.files
+            if f.status is not FileStatus.REMOVED and is_test_path(f.path, patterns)
         ]
         review.changeset.prefetch(review.changeset.head_sha, [f.path for f in files])
         return tuple(_parse_change(review, f) for f in files)
@@ -229,7 +263,7 @@ def base_test_file(review: Review, f: FileChange) -> TestFile | None:
             text = review.changeset.base_text(base_path)
         except UnreadableFile:
             return None
-        return None if text is None else parse_tests(base_path, text, frozenset())
+        return None if text is None else parse_tests(base_path, text, frozenset(), runner_patterns(review))
 
     return review.memo(f"tests.base:{base_path}", build)
 
@@ -239,7 +273,7 @@ def _base_tests(review: Review) -> dict[str, tuple[str, TestFile]]:
     out: dict[str, tuple[str, TestFile]] = {}
     for f in review.changeset.files:
         base_path = f.base_path
-        if base_path is None or collects(base_path) is None:
+        if base_path is None or collects(base_path, runner_patterns(review)) is None:
             continue
         base = base_test_file(review, f)
         if base is not None and base.tests:

@@ -324,3 +324,46 @@ def test_a_squash_merges_listed_subjects_count_as_subjects(tmp_path):
         "Fix area of zero (#4)\n\nAdd regression tests for zero areas, as asked.\n"  # prose, not a subject
     )
     assert _graded(_review(tmp_path / "b", head, message=plain)) == NOTICE
+
+
+@pytest.mark.parametrize(
+    "fragment, body, expected",
+    [
+        ("changelog/12.bugfix.rst", "", "error"),  # the maintainers' own word: a bug fix
+        ("newsfragments/12.fix.md", "", "error"),
+        ("changelog/12.feature.rst", "Fix #12.", "notice"),  # "Fix #12" closes a feature request here
+        ("changelog/12.deprecation.rst", "Fixes the docs of area().", "notice"),
+        ("docs/12.feature.rst", "Fix #12.", "error"),  # not a changelog folder: no fragment
+    ],
+)
+def test_changelog_fragments_say_what_kind_of_change_it_is(tmp_path, fragment, body, expected):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area"), fragment: "Something.\n"}
+    message = "Zero areas" + (f"\n\n{body}" if body else "")
+    assert _graded(_review(tmp_path, head, message=message)) == [(expected, T)]
+
+
+def test_a_feature_fragment_leaves_the_commits_inside_the_pr_out(tmp_path):
+    """A feature branch's "fix tests" commit is no fix; the PR title still speaks for the whole change."""
+    r = GitRepo(tmp_path / "repo")
+    r.commit(BASE, "base")
+    r.branch("pr")
+    r.commit({**FIX_CODE, "changelog/7.feature.rst": "Zero areas.\n"}, "Support zero areas")
+    r.commit({T: IMPORTS + _test("test_area")}, "fix tests")
+    r.commit({"README.md": "x\n"}, "Merge pull request #7 from ann/zero-areas\n\nSupport zero areas")
+    assert _graded(review(load_changeset(r.path, base="main", head="pr"))) == NOTICE
+    title = PullRequest(title="Fix area of zero")
+    assert _graded(review(load_changeset(r.path, base="main", head="pr", pr=title))) == ERROR
+
+
+def test_a_bots_commits_say_nothing_of_the_change(tmp_path):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area")}
+    squash = "Zero areas (#4)\n\n* Zero areas\n\n* [pre-commit.ci] auto fixes from pre-commit.com hooks\n"
+    assert _graded(_review(tmp_path, head, message=squash)) == NOTICE
+    bot = "[pre-commit.ci] auto fixes from pre-commit.com hooks"
+    assert _graded(_review(tmp_path / "b", head, message=bot)) == NOTICE
+
+
+def test_shared_words_match_up_to_inflection(tmp_path):
+    head = {"tests/test_other.py": _test("test_annotations_deferred")}
+    pr = PullRequest(title="Fix: defer annotation evaluation")
+    assert _graded(_review(tmp_path, head, pr)) == [("error", "tests/test_other.py")]
