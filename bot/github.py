@@ -7,14 +7,31 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, TypeVar
 
 import requests
-from github import Auth, Github, GithubException, GithubRetry, RateLimitExceededExceedsMaxWait
+from github import (
+    Auth,
+    BadAttributeException,
+    Github,
+    GithubException,
+    GithubRetry,
+    RateLimitExceededExceedsMaxWait,
+)
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 
-from bot.api import DEFAULT_API_URL, Annotation, Comment, GitHubError, PullFile, PullInfo, ReviewInfo
+from bot.api import (
+    DEFAULT_API_URL,
+    Annotation,
+    Blob,
+    Comment,
+    GitHubError,
+    PullFile,
+    PullInfo,
+    ReviewInfo,
+)
 from bot.models import MAX_TEXT_BYTES, UnreadableFile
 
 T = TypeVar("T")
@@ -25,6 +42,12 @@ MAX_WAIT = 120.0
 SECONDARY_WAIT = 60.0
 TIMEOUT = 30
 READ_ONLY = "Resource not accessible by integration"
+# Blobs asked for in one GraphQL query: one request for up to this many files of a review.
+BLOBS_PER_QUERY = 50
+# What a 2xx answer that is not GitHub's documented shape raises while PyGithub or the bot reads it:
+# truncated JSON (ValueError), an HTML page or null (KeyError, TypeError, AttributeError), wrong types
+# (PyGithub's BadAttributeException, pydantic's ValidationError, itself a ValueError).
+MALFORMED = (ValueError, TypeError, KeyError, AttributeError, IndexError, BadAttributeException)
 
 
 def _header_seconds(headers: Any, name: str) -> float | None:
@@ -191,43 +214,44 @@ class GitHubClient:
         self._path = f"/repos/{repo}"
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
+        """fn's result; every failure, a malformed answer included, as one GitHubError naming the request."""
         try:
             return fn()
         except (GithubException, requests.exceptions.RequestException) as exc:
             raise translate(exc, what) from None
+        except MALFORMED as exc:
+            raise malformed(what, exc) from None
 
     def _json(
-        self, verb: str, path: str, body: dict[str, Any] | None = None, params: dict | None = None
-    ) -> Any:
+        self,
+        verb: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        params: dict | None = None,
+        parse: Callable[[Any], T] = lambda data: data,
+    ) -> T:
+        """One request and the reading of its answer, so a malformed answer fails as the request it was."""
         what = f"{verb} {path}"
         req = self.gh.requester
-        return self._call(what, lambda: req.requestJsonAndCheck(verb, path, parameters=params, input=body)[1])
+        return self._call(
+            what, lambda: parse(req.requestJsonAndCheck(verb, path, parameters=params, input=body)[1])
+        )
 
     def viewer(self) -> str:
         """The token's own login (workflow tokens cannot read GET /user; GraphQL viewer works)."""
-        data = self._call(
-            "viewer", lambda: self.gh.requester.graphql_query("query { viewer { login } }", {})[1]
-        )
-        return data["data"]["viewer"]["login"]
+
+        def ask() -> str:
+            login = self.gh.requester.graphql_query("query { viewer { login } }", {})[1]["data"]["viewer"][
+                "login"
+            ]
+            if not isinstance(login, str) or not login:
+                raise TypeError("viewer.login is not a string")
+            return login
+
+        return self._call("POST /graphql (viewer)", ask)
 
     def pull(self, number: int) -> PullInfo:
-        data = self._json("GET", f"{self._path}/pulls/{number}")
-        return PullInfo(
-            number=data["number"],
-            title=data.get("title") or "",
-            body=data.get("body") or "",
-            author=(data.get("user") or {}).get("login", "ghost"),
-            draft=bool(data.get("draft")),
-            state=data.get("state", "open"),
-            head_sha=data["head"]["sha"],
-            head_ref=data["head"].get("ref"),
-            head_repo=(data["head"].get("repo") or {}).get("full_name"),
-            base_sha=data["base"]["sha"],
-            base_ref=data["base"].get("ref"),
-            labels=tuple(lb["name"] for lb in data.get("labels") or ()),
-            changed_files=data.get("changed_files") or 0,
-            url=data.get("html_url"),
-        )
+        return self._json("GET", f"{self._path}/pulls/{number}", parse=_pull_info)
 
     def pull_files(self, number: int) -> tuple[PullFile, ...]:
         pages = self._repo.get_pull(number).get_files()
@@ -260,9 +284,10 @@ class GitHubClient:
             ),
         )
 
-    def comments(self, number: int) -> tuple[Comment, ...]:
+    def comments(self, number: int, since: str | None = None) -> tuple[Comment, ...]:
+        """The pull request's comments, or only those updated at or after since (an ISO 8601 time)."""
         path = f"{self._path}/issues/{number}/comments"
-        pages = PaginatedList(IssueComment, self.gh.requester, path, None)
+        pages = PaginatedList(IssueComment, self.gh.requester, path, {"since": since} if since else None)
         return self._call(
             f"GET {path}",
             lambda: tuple(
@@ -278,15 +303,7 @@ class GitHubClient:
         )
 
     def create_comment(self, number: int, body: str) -> Comment:
-        data = self._json("POST", f"{self._path}/issues/{number}/comments", {"body": body})
-        user = data.get("user") or {}
-        return Comment(
-            id=data["id"],
-            author=user.get("login", "ghost"),
-            author_type=user.get("type") or "User",
-            body=data.get("body") or "",
-            created_at=data.get("created_at", ""),
-        )
+        return self._json("POST", f"{self._path}/issues/{number}/comments", {"body": body}, parse=_comment)
 
     def edit_comment(self, comment_id: int, body: str) -> None:
         self._json("PATCH", f"{self._path}/issues/comments/{comment_id}", {"body": body})
@@ -330,32 +347,87 @@ class GitHubClient:
         return self._call(what, lambda: self._repo.get_collaborator_permission(login))
 
     def read_file(self, ref: str, path: str) -> bytes | None:
+        def read() -> bytes | None | UnreadableFile:
+            found = self._repo.get_contents(path, ref=ref)
+            if isinstance(found, list) or found.type not in ("file", "symlink"):
+                return None
+            if found.type == "symlink":
+                return (found.target or "").encode()
+            if found.size > MAX_TEXT_BYTES or found.encoding != "base64":
+                return UnreadableFile(
+                    path, f"file is {found.size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit"
+                )
+            data = found.decoded_content
+            if len(data) != found.size:  # a cut answer decodes to fewer bytes than GitHub says the file has
+                raise ValueError(f"content is {len(data):,} bytes, the file {found.size:,}")
+            return data
+
         try:
-            found = self._call(f"GET contents of {path}", lambda: self._repo.get_contents(path, ref=ref))
+            got = self._call(f"GET contents of {path}", read)
         except GitHubError as exc:
             if exc.kind == "not-found":
                 return None
             raise
-        if isinstance(found, list) or found.type not in ("file", "symlink"):
-            return None
-        if found.type == "symlink":
-            return (found.target or "").encode()
-        if found.size > MAX_TEXT_BYTES or found.encoding != "base64":
-            raise UnreadableFile(
-                path, f"file is {found.size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit"
-            )
-        return found.decoded_content
+        if isinstance(got, UnreadableFile):
+            raise got
+        return got
+
+    def read_blobs(self, wanted: tuple[tuple[str, str], ...]) -> dict[tuple[str, str], Blob | None]:
+        """Files at commits, up to BLOBS_PER_QUERY per GraphQL request; None where the path is no file.
+
+        Paths go in as variables, never into the query text. Schema: GitHub's GraphQL reference,
+        `Repository.object(expression: "REV:PATH")` and the `Blob` fields (tests/fixtures/github/README.md).
+        """
+        owner, name = self.repo.split("/")
+        out: dict[tuple[str, str], Blob | None] = {}
+        for start in range(0, len(wanted), BLOBS_PER_QUERY):
+            chunk = wanted[start : start + BLOBS_PER_QUERY]
+            what = f"POST /graphql (blobs of {len(chunk)} files, first {chunk[0][1]})"
+            out.update(self._call(what, partial(self._blobs, owner, name, chunk)))
+        return out
+
+    def _blobs(
+        self, owner: str, name: str, chunk: tuple[tuple[str, str], ...]
+    ) -> dict[tuple[str, str], Blob | None]:
+        params = "".join(f", $e{i}: String!" for i in range(len(chunk)))
+        fields = " ".join(
+            f"f{i}: object(expression: $e{i}) {{ ... on Blob {{ byteSize isTruncated text }} }}"
+            for i in range(len(chunk))
+        )
+        query = (
+            f"query($owner: String!, $name: String!{params}) "
+            f"{{ repository(owner: $owner, name: $name) {{ {fields} }} }}"
+        )
+        variables = {
+            "owner": owner,
+            "name": name,
+            **{f"e{i}": f"{rev}:{path}" for i, (rev, path) in enumerate(chunk)},
+        }
+        repo = self.gh.requester.graphql_query(query, variables)[1]["data"]["repository"]
+        out: dict[tuple[str, str], Blob | None] = {}
+        for i, key in enumerate(chunk):
+            node = repo[f"f{i}"]  # a missing alias is a malformed answer (KeyError)
+            # null: nothing at that path; {}: a tree or submodule there, which is no file either.
+            out[key] = Blob.model_validate(_blob_fields(node)) if node else None
+        return out
 
     def tree_paths(self, ref: str) -> tuple[str, ...]:
-        tree = self._call(f"GET tree {ref[:12]}", lambda: self._repo.get_git_tree(ref, recursive=True))
-        if tree.raw_data.get("truncated"):
+        def listing() -> tuple[tuple[str, ...], bool]:
+            tree = self._repo.get_git_tree(ref, recursive=True)
+            paths = tuple(e.path for e in tree.tree if e.type == "blob")
+            if not all(isinstance(p, str) for p in paths):
+                raise TypeError("a tree entry's path is not a string")
+            return paths, bool(tree.raw_data.get("truncated"))
+
+        paths, truncated = self._call(f"GET tree {ref[:12]}", listing)
+        if truncated:
             # GitHub lists at most 100,000 entries (7 MB) of a recursive tree; say so rather than guess.
             log.warning(
                 "GitHub listed only part of the files at %s (%d); files beyond it were not looked at",
                 ref[:12],
-                len(tree.tree),
+                len(paths),
             )
-        return tuple(e.path for e in tree.tree if e.type == "blob")
+        return paths
 
     def create_status(self, sha: str, state: str, description: str, context: str) -> None:
         body = {"state": state, "description": description[:140], "context": context}
@@ -378,13 +450,59 @@ class GitHubClient:
             "conclusion": conclusion,
             "output": output,
         }
-        return self._json("POST", f"{self._path}/check-runs", body)["id"]
+        return self._json("POST", f"{self._path}/check-runs", body, parse=lambda data: int(data["id"]))
 
     def update_check_run(
         self, run_id: int, title: str, summary: str, annotations: tuple[Annotation, ...]
     ) -> None:
         output = {"title": title, "summary": summary, "annotations": [_annotation(a) for a in annotations]}
         self._json("PATCH", f"{self._path}/check-runs/{run_id}", {"output": output})
+
+
+def malformed(what: str, exc: BaseException) -> GitHubError:
+    """The error for a 2xx answer the bot cannot read; names the request and what was wrong, not the body."""
+    detail = type(exc).__name__
+    if isinstance(exc, KeyError):
+        detail = f"missing field {exc.args[0]!r}"[:80] if exc.args else detail
+    return GitHubError(
+        "malformed",
+        f"{what}: GitHub's answer was not what its API documents ({detail}: truncated, an HTML page, null or "
+        "wrong types); a proxy or GitHub itself may be failing. Stopped before writing anything more.",
+    )
+
+
+def _pull_info(data: Any) -> PullInfo:
+    return PullInfo(
+        number=data["number"],
+        title=data.get("title") or "",
+        body=data.get("body") or "",
+        author=(data.get("user") or {}).get("login", "ghost"),
+        draft=bool(data.get("draft")),
+        state=data.get("state", "open"),
+        head_sha=data["head"]["sha"],
+        head_ref=data["head"].get("ref"),
+        head_repo=(data["head"].get("repo") or {}).get("full_name"),
+        base_sha=data["base"]["sha"],
+        base_ref=data["base"].get("ref"),
+        labels=tuple(lb["name"] for lb in data.get("labels") or ()),
+        changed_files=data.get("changed_files") or 0,
+        url=data.get("html_url"),
+    )
+
+
+def _comment(data: Any) -> Comment:
+    user = data.get("user") or {}
+    return Comment(
+        id=data["id"],
+        author=user.get("login", "ghost"),
+        author_type=user.get("type") or "User",
+        body=data.get("body") or "",
+        created_at=data.get("created_at", ""),
+    )
+
+
+def _blob_fields(node: Any) -> dict[str, Any]:
+    return {"size": node["byteSize"], "text": node["text"], "truncated": node["isTruncated"]}
 
 
 def _annotation(a: Annotation) -> dict[str, Any]:

@@ -88,6 +88,13 @@ class UnreadableFile(Exception):
         self.reason = reason
 
 
+class ReadFault(UnreadableFile):
+    """A file could not be read because GitHub or the network failed, not because of what it holds.
+
+    The review that meets one is not complete: it is never called ready, and nothing is blamed on the file.
+    """
+
+
 class TextReader(Protocol):
     """Where a change set reads file contents from (local git, GitHub API)."""
 
