@@ -19,8 +19,6 @@ from github import (
     GithubRetry,
     RateLimitExceededExceedsMaxWait,
 )
-from github.IssueComment import IssueComment
-from github.PaginatedList import PaginatedList
 
 from bot.api import (
     DEFAULT_API_URL,
@@ -195,15 +193,6 @@ def translate(exc: Exception, what: str) -> GitHubError:
     raise exc
 
 
-def _user(obj: Any) -> tuple[str, str]:
-    # A deleted account shows as null; GitHub renders it as "ghost".
-    return (obj.login, obj.type or "User") if obj is not None else ("ghost", "User")
-
-
-def _stamp(value: datetime | None) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
-
-
 class GitHubClient:
     """Every GitHub API call the bot makes, for one repository."""
 
@@ -228,13 +217,14 @@ class GitHubClient:
         path: str,
         body: dict[str, Any] | None = None,
         params: dict | None = None,
-        parse: Callable[[Any], T] = lambda data: data,
+        parse: Callable[[Any], T] | None = None,
     ) -> T:
         """One request and the reading of its answer, so a malformed answer fails as the request it was."""
         what = f"{verb} {path}"
         req = self.gh.requester
+        read = parse or partial(_json_answer, verb)
         return self._call(
-            what, lambda: parse(req.requestJsonAndCheck(verb, path, parameters=params, input=body)[1])
+            what, lambda: read(req.requestJsonAndCheck(verb, path, parameters=params, input=body)[1])
         )
 
     def viewer(self) -> str:
@@ -253,54 +243,40 @@ class GitHubClient:
     def pull(self, number: int) -> PullInfo:
         return self._json("GET", f"{self._path}/pulls/{number}", parse=_pull_info)
 
+    def _list(
+        self, path: str, item: Callable[[Any], T], params: dict[str, str] | None = None
+    ) -> tuple[T, ...]:
+        """Every page of a REST list, 100 a page, each item read by item(); one GitHubError on any fault.
+
+        Paged here rather than by PyGithub, which reads a `null` page as an empty one: a list must be a
+        JSON list, and each of its items what item() can read, or the answer is malformed.
+        """
+        req = self.gh.requester
+
+        def pages() -> tuple[T, ...]:
+            out: list[T] = []
+            url: str | None = path
+            query: dict[str, Any] | None = {**(params or {}), "per_page": 100}
+            while url is not None:
+                headers, data = req.requestJsonAndCheck("GET", url, parameters=query)
+                if not isinstance(data, list):
+                    raise TypeError("a page of a list is not a JSON list")
+                out.extend(item(entry) for entry in data)
+                url, query = _next_page(headers), None  # the next link carries the query itself
+            return tuple(out)
+
+        return self._call(f"GET {path}", pages)
+
     def pull_files(self, number: int) -> tuple[PullFile, ...]:
-        pages = self._repo.get_pull(number).get_files()
-        return self._call(
-            f"GET {self._path}/pulls/{number}/files",
-            lambda: tuple(
-                PullFile(
-                    path=f.filename,
-                    status=f.status,
-                    previous_path=f.previous_filename,
-                    patch=f.patch,
-                    changes=f.changes or 0,
-                )
-                for f in pages
-            ),
-        )
+        return self._list(f"{self._path}/pulls/{number}/files", _pull_file)
 
     def reviews(self, number: int) -> tuple[ReviewInfo, ...]:
-        pages = self._repo.get_pull(number).get_reviews()
-        return self._call(
-            f"GET {self._path}/pulls/{number}/reviews",
-            lambda: tuple(
-                ReviewInfo(
-                    id=r.id,
-                    author=_user(r.user)[0],
-                    state=r.state,
-                    commit_id=r.commit_id,
-                )
-                for r in pages
-            ),
-        )
+        return self._list(f"{self._path}/pulls/{number}/reviews", _review)
 
     def comments(self, number: int, since: str | None = None) -> tuple[Comment, ...]:
         """The pull request's comments, or only those updated at or after since (an ISO 8601 time)."""
         path = f"{self._path}/issues/{number}/comments"
-        pages = PaginatedList(IssueComment, self.gh.requester, path, {"since": since} if since else None)
-        return self._call(
-            f"GET {path}",
-            lambda: tuple(
-                Comment(
-                    id=c.id,
-                    author=_user(c.user)[0],
-                    author_type=_user(c.user)[1],
-                    body=c.body or "",
-                    created_at=_stamp(c.created_at),
-                )
-                for c in pages
-            ),
-        )
+        return self._list(path, _comment, {"since": since} if since else None)
 
     def create_comment(self, number: int, body: str) -> Comment:
         return self._json("POST", f"{self._path}/issues/{number}/comments", {"body": body}, parse=_comment)
@@ -319,8 +295,7 @@ class GitHubClient:
         self._json("POST", f"{self._path}/issues/comments/{comment_id}/reactions", {"content": content})
 
     def repo_labels(self) -> tuple[str, ...]:
-        pages = self._repo.get_labels()
-        return self._call(f"GET {self._path}/labels", lambda: tuple(lb.name for lb in pages))
+        return self._list(f"{self._path}/labels", _label_name)
 
     def create_label(self, name: str, color: str, description: str) -> None:
         try:
@@ -471,6 +446,19 @@ def malformed(what: str, exc: BaseException) -> GitHubError:
     )
 
 
+def _json_answer(verb: str, data: Any) -> Any:
+    """An answer the bot does not read further must still be GitHub's JSON: an object or a list.
+
+    A DELETE may answer 204 without a body; anything else (an HTML page PyGithub wraps as {"data": "<..."},
+    null) is malformed.
+    """
+    if data is None and verb == "DELETE":
+        return data
+    if not isinstance(data, dict | list) or (isinstance(data, dict) and set(data) == {"data"}):
+        raise TypeError("not a JSON object or list")
+    return data
+
+
 def _pull_info(data: Any) -> PullInfo:
     return PullInfo(
         number=data["number"],
@@ -490,15 +478,56 @@ def _pull_info(data: Any) -> PullInfo:
     )
 
 
+def _next_page(headers: Any) -> str | None:
+    """The `rel="next"` address of a Link header, or None on the last page."""
+    link = next((v for k, v in (headers or {}).items() if k.lower() == "link"), None)
+    if not link:
+        return None
+    return next((p["url"] for p in requests.utils.parse_header_links(link) if p.get("rel") == "next"), None)
+
+
+def _login(user: Any) -> tuple[str, str]:
+    # A deleted account shows as null; GitHub renders it as "ghost".
+    if user is None:
+        return "ghost", "User"
+    return user["login"], user.get("type") or "User"
+
+
 def _comment(data: Any) -> Comment:
-    user = data.get("user") or {}
+    login, kind = _login(data.get("user"))
     return Comment(
         id=data["id"],
-        author=user.get("login", "ghost"),
-        author_type=user.get("type") or "User",
+        author=login,
+        author_type=kind,
         body=data.get("body") or "",
-        created_at=data.get("created_at", ""),
+        created_at=data.get("created_at") or "",
     )
+
+
+def _pull_file(data: Any) -> PullFile:
+    return PullFile(
+        path=data["filename"],
+        status=data["status"],
+        previous_path=data.get("previous_filename"),
+        patch=data.get("patch"),
+        changes=data.get("changes") or 0,
+    )
+
+
+def _review(data: Any) -> ReviewInfo:
+    return ReviewInfo(
+        id=data["id"],
+        author=_login(data.get("user"))[0],
+        state=data["state"],
+        commit_id=data.get("commit_id"),
+    )
+
+
+def _label_name(data: Any) -> str:
+    name = data["name"]
+    if not isinstance(name, str):
+        raise TypeError("a label's name is not a string")
+    return name
 
 
 def _blob_fields(node: Any) -> dict[str, Any]:

@@ -97,9 +97,10 @@ class ApiReader:
             return self._fault(path, "GitHub answered 404 for a file the pull request's files list names")
         return data
 
-    def _fault(self, path: str, why: str) -> ReadFault:
+    def _fault(self, path: str, why: str, quiet: bool = False) -> ReadFault:
         self.faults.setdefault(path, why)
-        log.warning("could not read %s: %s", path, why)
+        if not quiet:
+            log.warning("could not read %s: %s", path, why)
         return ReadFault(path, why)
 
     def prefetch(self, wanted: Iterable[tuple[str, str]]) -> None:
@@ -112,8 +113,9 @@ class ApiReader:
         except GitHubError as exc:
             if exc.kind not in TRANSIENT:
                 raise
+            log.warning("could not read %d files: %s", len(todo), exc)
             for key in todo:
-                self._blobs[key] = self._fault(key[1], str(exc))
+                self._blobs[key] = self._fault(key[1], str(exc), quiet=True)
             return
         for key, blob in blobs.items():
             rev, path = key
