@@ -11,6 +11,7 @@ import base64
 import copy
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -337,10 +338,10 @@ class FakeGitHub:
             out.append((call.request.method, u.path))
         return out
 
-    def graphql(self) -> list[str]:
-        """What each GraphQL request asked: "viewer" or "blobs:N" (N files in one query)."""
+    def graphql(self, since: int = 0) -> list[str]:
+        """What each GraphQL request from call `since` on asked: "viewer" or "blobs:N" (N files)."""
         out = []
-        for call in self.rsps.calls:
+        for call in list(self.rsps.calls)[since:]:
             if call.request.method == "POST" and urlparse(call.request.url).path.endswith("/graphql"):
                 sent = json.loads(call.request.body)
                 blobs = [k for k in sent.get("variables") or {} if re.fullmatch(r"e\d+", k)]
@@ -456,7 +457,8 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
     def create_comment(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
         st.comments.extend(st.race)
         st.race = []
-        c = comment(st.next_id(), body["body"], identity, "Bot", f"2026-02-01T00:00:{len(st.comments):02d}Z")
+        when = datetime(2026, 2, 1, tzinfo=UTC) + timedelta(seconds=len(st.comments))
+        c = comment(st.next_id(), body["body"], identity, "Bot", when.strftime("%Y-%m-%dT%H:%M:%SZ"))
         st.comments.append(c)
         for key, replies in st.fail_after_post.items():
             st.fail.setdefault(key, []).extend(replies)
