@@ -142,8 +142,14 @@ def reviewed(ctx: Context, info: PullInfo) -> tuple[ChangeSet, Config, Report]:
 
 def settled(report: Report, changeset: ChangeSet, config: Config, waivers: tuple[Waiver, ...]) -> Report:
     """The report with the comment waivers applied and never ready when files a rule reads went unseen."""
-    report, _ = apply_waivers(report, waivers, changeset, config)
-    return _guard_partial(report, unreviewed_that_matter(changeset, config), read_faults(changeset), config)
+    faults = read_faults(changeset)
+    applied, lapsed = apply_waivers(report, waivers, changeset, config)
+    if faults and lapsed:
+        # Whether the waived code changed cannot be told from a partial view: the waivers are kept, unused,
+        # for the next complete review to judge (dropping them would lose them for good).
+        applied, _ = apply_waivers(report, tuple(w for w in waivers if w not in lapsed), changeset, config)
+        applied = applied.model_copy(update={"waivers": applied.waivers + lapsed})
+    return _guard_partial(applied, unreviewed_that_matter(changeset, config), faults, config)
 
 
 def review_pull(

@@ -297,3 +297,24 @@ def test_duplicate_that_cannot_be_checked_is_said_and_the_run_exits_non_zero(gh,
     err = capsys.readouterr().err
     assert code == 2 and len(mine(st)) == 2
     assert "could not be listed again to remove a duplicate" in err and "Traceback" not in err
+
+
+def test_a_waiver_is_kept_through_a_review_that_could_not_read_its_file(gh, make_repo):
+    from bot.handlers import Context, review_pull
+    from bot.publish import decode_state
+    from tests.test_handlers import comment, thread_builder
+
+    r, st = thread_builder(gh, make_repo)()
+    comment(gh, r, st, "@bot waive AGT001 intended", "bob")
+    assert len(decode_state(mine(st)[0]["body"]).waivers) == 1
+    # Without a checkout, GitHub cannot give the waived test file: its code cannot be compared.
+    st.trees = {st.base: {"AGENTS.md": AGENTS_AGT001}, st.head: {"AGENTS.md": AGENTS_AGT001}}
+    ctx = Context(client=github_client(gh), checkout=None)
+    review_pull(ctx, 7)
+    body = mine(st)[0]["body"]
+    assert ctx.report.verdict == "needs-work" and "lapsed" not in body
+    assert len(decode_state(body).waivers) == 1
+    # The next complete review still honours it.
+    ctx = Context(client=github_client(gh), checkout=r.path)
+    review_pull(ctx, 7)
+    assert ctx.report.findings == () and ctx.report.verdict == "ready"
