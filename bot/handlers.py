@@ -109,6 +109,7 @@ def _guard_partial(
             "findings": findings,
             "coverage": coverage,
             "notes": (*report.notes, note),
+            "incomplete": missing,
         }
     )
 

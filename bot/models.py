@@ -313,6 +313,8 @@ class Report(Frozen):
     pr_number: int | None = None
     # OWNER/NAME, set by `bot review`: what a saved Report was computed for (`bot publish` checks it).
     repository: str | None = None
+    # Files a rule would read that the review could not see, each with why: such a review is never ready.
+    incomplete: tuple[str, ...] = ()
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)

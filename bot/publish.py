@@ -173,6 +173,8 @@ def status_plan(report: Report, check_run: bool) -> StatusPlan:
     # The words of the comment's heading and counts line, so the status and the comment read alike.
     counts = ", ".join(_plural(report.count(s), s.value) for s in Severity)
     head = "ready for review" if report.verdict == "ready" else "needs work"
+    if report.incomplete:
+        head = f"not complete ({_plural(len(report.incomplete), 'file')} unseen)"
     state = "success" if report.verdict == "ready" else "failure"
     if not check_run:
         return StatusPlan(kind="commit-status", state=state, description=f"{head}: {counts}")
