@@ -134,12 +134,14 @@ def payload(event: str, name: str) -> dict:
     return json.loads((FIXTURES / "webhooks" / event / name).read_text())
 
 
+@lru_cache(maxsize=1)
+def _examples() -> dict:
+    return json.loads((FIXTURES / "api.github.com.subset.json").read_text())["components"]["examples"]
+
+
 def example(name: str) -> Any:
-    return copy.deepcopy(
-        json.loads((FIXTURES / "api.github.com.subset.json").read_text())["components"]["examples"][name][
-            "value"
-        ]
-    )
+    # The subset is parsed once; each caller gets its own copy to change.
+    return copy.deepcopy(_examples()[name]["value"])
 
 
 # --- schema-valid bodies, built from GitHub's own examples -------------------------------------------------
