@@ -135,6 +135,8 @@ class ApiReader:
     def list_paths(self, rev: str) -> tuple[str, ...]:
         if rev not in self._paths:
             self._paths[rev] = self.client.tree_paths(rev)
+            # What the tree lists is there: GitHub then finding nothing at such a path is a fault too.
+            self._listed.update((rev, path) for path in self._paths[rev])
         return self._paths[rev]
 
 

@@ -19,6 +19,7 @@ from bot.api import GitHubError, PullFile
 from bot.app import guarded, run
 from bot.github import BoundedRetry
 from bot.models import ReadFault
+from bot.pull import _GONE as GONE
 from bot.pull import ApiReader, to_file_change, whole_text
 from tests import ghapi
 from tests.conftest import github_client
@@ -91,6 +92,21 @@ def test_a_file_github_cannot_give_makes_the_review_not_complete(gh, fault):
     assert TEST in note and why in note
     assert TEST in report.coverage.not_reviewed
     assert "Review not complete" in mine(st)[0]["body"]
+
+
+def test_an_agents_md_the_base_tree_lists_but_github_cannot_give_makes_the_review_not_complete(gh):
+    st = _modified_test_pull(gh)
+    text = {(st.head, TEST): NEW_TEST, (st.base, TEST): OLD_TEST}
+    # One query: the test at head and base, then AGENTS.md at base, which GitHub answers as "nothing there".
+    found = {
+        f"f{i}": {"byteSize": len(t), "isTruncated": False, "text": t} for i, t in enumerate(text.values())
+    }
+    body = {"data": {"repository": {**found, "f2": None}}}
+    ghapi.validate_blobs(body)
+    st.graphql_replies = [(200, json.dumps(body))]
+    ctx = review(gh, None)
+    assert gh.graphql().count("blobs:3") == 1
+    assert ctx.report.verdict == "needs-work" and ctx.report.incomplete == (f"AGENTS.md ({GONE})",)
 
 
 def test_a_truncated_contents_answer_is_a_read_fault_not_five_internal_errors(gh):
