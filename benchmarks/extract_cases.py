@@ -10,7 +10,8 @@ For each case of `benchmarks/judged_cases.csv` with an `extract` name it reads t
   the tests name) and the module-level helpers they name; at base the judged tests (and classes the commit
   added) are left out, so the extract adds exactly the judged tests. A Prime-RL commit keeps every TOML file
   of the judged configs' folders and what git pairs them with.
-- `message.txt`: the messages of the commits the change brings (a merge brings its branch's commits).
+- `message.txt`: the messages of the commits the change brings (a merge brings its branch's commits), newest
+  first, one per commit (`judged.COMMIT_SEPARATOR` between them).
 - `README.md`: repository, commit, paths and licence.
 
 Rules off in a repository's own AGENTS.md are turned on as the benchmark does (`base/.github/bot.yml`).
@@ -29,7 +30,8 @@ from pathlib import Path, PurePosixPath
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.judged import Case, load_cases  # noqa: E402
+from benchmarks.judged import COMMIT_SEPARATOR, Case, load_cases  # noqa: E402
+from benchmarks.sample_cases import qualified_tests  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "real"
 LICENCES = {
@@ -116,7 +118,14 @@ def trim(
 
 def _used(sources: list[str]) -> set[str]:
     """Every name and attribute the sources mention (a method's source is dedented to parse alone)."""
-    return set().union(*(_names(textwrap.dedent(s)) for s in sources))
+    return set().union(*(_names_of_source(s) for s in sources))
+
+
+def _names_of_source(source: str) -> set[str]:
+    try:
+        return _names(textwrap.dedent(source))
+    except SyntaxError:  # a string starting at column 0 stops dedent: parse the method inside a class
+        return _names("class _:\n" + source)
 
 
 def _classes(text: str | None) -> set[str]:
@@ -125,19 +134,72 @@ def _classes(text: str | None) -> set[str]:
     return {n.name for n in ast.parse(text).body if isinstance(n, ast.ClassDef)}
 
 
+def _new_tests(head: str | None, base: str | None) -> list[str]:
+    """The tests of head that base lacks, as `test` or `Class.test` (deeper nesting is not extracted)."""
+    if head is None:
+        return []
+    try:
+        had = set(qualified_tests(base)) if base else set()
+        return [t for t in qualified_tests(head) if t not in had and t.count(".") <= 1]
+    except SyntaxError:  # newer syntax than this Python's: only the judged tests are cut out
+        return []
+
+
+def _removed_tests(head: str | None, base: str | None) -> set[str]:
+    """The tests of base that head lacks: with the new ones they show a rename as the review sees it."""
+    return set(_new_tests(base, head))
+
+
+def _stand_in(path: str, side: str) -> str:
+    """A file carrying only its path: all the review needs of a changed file that is not a test file."""
+    if path.endswith(".json"):
+        return f'{{"stand_in": "{side}"}}\n'
+    return f"# stand-in for {path} ({side} the commit); its content is not part of this extract\n"
+
+
 def write_python(clone: Path, cases: list[Case], out: Path) -> list[str]:
-    case = cases[0]
-    tests = {c.test for c in cases}
-    head = _show(clone, case.commit, case.path)
-    base = _show(clone, f"{case.commit}^1", case.path)
-    assert head is not None, case
-    (out / "head" / case.path).parent.mkdir(parents=True, exist_ok=True)
-    (out / "head" / case.path).write_text(trim(head, tests), encoding="utf-8")
-    if base is not None:
-        (out / "base" / case.path).parent.mkdir(parents=True, exist_ok=True)
-        kept = trim(head, tests, drop=tests, classes=_classes(base))
-        (out / "base" / case.path).write_text(kept, encoding="utf-8")
-    return [case.path]
+    """The commit's test files cut down to the tests it adds, and a stand-in for every other changed file.
+
+    Every new test of every changed test file is kept (not only the judged ones), and at base every test
+    the commit removes, so that the review sees as many new tests, the same neighbours and the same renames
+    as in the real commit; the other changed files keep their paths (the review weighs which modules a fix
+    changes) but not their content.
+    """
+    commit = cases[0].commit
+    judged = {path: {c.test for c in cases if c.path == path} for path in {c.path for c in cases}}
+    status = _git(clone, "diff", "--name-status", "-M", f"{commit}^1", commit).splitlines()
+    numstat = _git(clone, "diff", "--numstat", "--no-renames", f"{commit}^1", commit).splitlines()
+    binary = {row.split("\t")[2] for row in numstat if row.startswith("-\t-\t")}
+    written: list[str] = []
+    for row in status:
+        kind, *paths = row.split("\t")
+        old, path = paths[0], paths[-1]  # a rename's old and new path; else the same path twice
+        if path.startswith(".github/") or path in binary or old in binary:
+            continue
+        head = None if kind == "D" else _show(clone, commit, path)
+        base = None if kind == "A" else _show(clone, f"{commit}^1", old)
+        tests = set(_new_tests(head, base)) if path.endswith(".py") else set()
+        tests |= judged.get(path, set())
+        if tests and head is not None:
+            (out / "head" / path).parent.mkdir(parents=True, exist_ok=True)
+            (out / "head" / path).write_text(trim(head, tests), encoding="utf-8")
+            if base is not None:
+                # The real base file, cut down to the tests the commit removes and the shells of the
+                # classes its new tests go into: the diff then holds the new, removed and renamed tests.
+                removed = _removed_tests(head, base)
+                (out / "base" / old).parent.mkdir(parents=True, exist_ok=True)
+                kept = trim(base, tests | removed, drop=tests, classes=_classes(base))
+                (out / "base" / old).write_text(kept, encoding="utf-8")
+        else:
+            for side, where, text in (("base", old, base), ("head", path, head)):
+                if text is not None:
+                    (out / side / where).parent.mkdir(parents=True, exist_ok=True)
+                    when = "before" if side == "base" else "after"
+                    (out / side / where).write_text(_stand_in(where, when), encoding="utf-8")
+        written.append(path)
+    missing = set(judged) - set(written)
+    assert not missing, (commit, missing)
+    return written
 
 
 def write_configs(clone: Path, cases: list[Case], out: Path) -> list[str]:
@@ -181,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
         case = cases[0]
         clone = args.clones / case.repo.replace("/", "+")
         out = ROOT / name
+        if not clone.is_dir():  # keep the committed extract rather than delete it
+            print(f"{name}: no clone at {clone}, extract left as it is")
+            continue
         shutil.rmtree(out, ignore_errors=True)
         (out / "base").mkdir(parents=True)
         (out / "head").mkdir(parents=True)
@@ -191,9 +256,15 @@ def main(argv: list[str] | None = None) -> int:
         if case.repo in OVERRIDDEN:
             (out / "base" / ".github").mkdir()
             (out / "base" / ".github" / "bot.yml").write_text(BOT_YML, encoding="utf-8")
-        message = _git(clone, "log", "--format=%B", f"{case.commit}^1..{case.commit}").strip()
-        (out / "message.txt").write_text(message + "\n", encoding="utf-8")
-        cut = " (cut down to the judged tests and what they use)" if case.path.endswith(".py") else ""
+        log = _git(clone, "log", "--format=%B%x00", f"{case.commit}^1..{case.commit}")
+        messages = [m.strip() for m in log.split("\0") if m.strip()]
+        (out / "message.txt").write_text(COMMIT_SEPARATOR.join(messages) + "\n", encoding="utf-8")
+        cut = (
+            " (its test files cut down to the tests it adds and what they use; every other changed file is a"
+            " stand-in carrying only its path)"
+            if case.path.endswith(".py")
+            else ""
+        )
         (out / "README.md").write_text(
             f"# {name}\n\nExtract of https://github.com/{case.repo} at commit {case.commit} "
             f"(and its first parent){cut}; licence {LICENCES[case.repo]}.\n\nPaths:\n"

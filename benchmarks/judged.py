@@ -103,6 +103,8 @@ def flagged(report: Report, case: Case, head_text: str | None = None) -> bool:
 
 
 REAL = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "real"
+# Between two commit messages in an extract's message.txt (newest first, as `git log` lists them).
+COMMIT_SEPARATOR = "\n-- next commit (older) --\n"
 _GIT_ENV = {
     "GIT_AUTHOR_NAME": "extract",
     "GIT_AUTHOR_EMAIL": "extract@invalid",
@@ -116,11 +118,12 @@ def _files(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-def build_extract(extract: Path, dest: Path) -> str:
+def build_extract(extract: Path, dest: Path) -> tuple[str, str]:
     """A git repository at dest from an extract: its base on main, then its head with the real message.
 
     The head tree replaces the base tree (files only at base are deleted, and git pairs renames itself);
-    `.github/bot.yml`, the trusted config, is read at base and stays. Returns the head commit's SHA.
+    `.github/bot.yml`, the trusted config, is read at base and stays. Returns the base and head SHAs (more
+    than one commit may lie between them).
     """
     env = {**os.environ, **_GIT_ENV, "HOME": str(dest)}
 
@@ -131,14 +134,21 @@ def build_extract(extract: Path, dest: Path) -> str:
     dest.mkdir(parents=True, exist_ok=True)
     git("init", "-q", "-b", "main")
     base, head = _files(extract / "base"), _files(extract / "head")
+    # The commits the change brings, newest first: the older ones become empty commits before the head's,
+    # so that the review reads each message as its own commit, as it does in the clone.
+    messages = (extract / "message.txt").read_text(encoding="utf-8").split(COMMIT_SEPARATOR)
     for side in (base, head):
         for path in base:
             if side is head and path not in head and not path.startswith(".github/"):
                 (dest / path).unlink()
+        if side is head:
+            for older in reversed(messages[1:]):
+                git("commit", "-q", "--allow-empty", "-m", older)
         for path, data in side.items():
             (dest / path).parent.mkdir(parents=True, exist_ok=True)
             (dest / path).write_bytes(data)
         git("add", "-A")
-        message = "base" if side is base else (extract / "message.txt").read_text(encoding="utf-8")
-        git("commit", "-q", "--allow-empty", "-m", message)
-    return git("rev-parse", "HEAD")
+        git("commit", "-q", "--allow-empty", "-m", "base" if side is base else messages[0])
+        if side is base:
+            base_sha = git("rev-parse", "HEAD")
+    return base_sha, git("rev-parse", "HEAD")

@@ -244,11 +244,13 @@ def _case_report(
     if not case.extract or not (REAL / case.extract).is_dir():
         return None
     dest = tmp / case.extract
-    if dest.is_dir():
-        head = _git(dest, "rev-parse", "HEAD").strip()
-    else:
-        head = build_extract(REAL / case.extract, dest)
-    return review(load_changeset(dest, base=f"{head}^1", head=head, pr=PullRequest()))
+    if dest not in _BUILT:  # several cases share an extract: build it once
+        _BUILT[dest] = build_extract(REAL / case.extract, dest)
+    base, head = _BUILT[dest]
+    return review(load_changeset(dest, base=base, head=head, pr=PullRequest()))
+
+
+_BUILT: dict[Path, tuple[str, str]] = {}
 
 
 def _head_text(case: Case, clones: Path, reviewed: dict[tuple[str, str], Outcome]) -> str | None:

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 from bot.api import PullInfo
-from bot.engine import CONFIG_RULE
 from bot.events import Event, WorkflowRun
 from bot.models import Report, Severity, StepValues, Waiver
 from bot.output import ReportError, parse_report
@@ -35,7 +34,7 @@ class Stale(Exception):
 
 
 def _names() -> dict[str, str]:
-    return {code: rule.name for code, rule in REGISTRY.items()} | {CONFIG_RULE[0]: CONFIG_RULE[1]}
+    return {code: rule.name for code, rule in REGISTRY.items()}
 
 
 def read_artifact(path: Path, limit: int = MAX_ARTIFACT_BYTES) -> Report:

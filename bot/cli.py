@@ -11,6 +11,9 @@ from bot.app import add_parser as _review_parser
 from bot.app import cmd_review
 
 FAIL_LEVELS = ("none", "notice", "warning", "error")
+# `bot review` and `bot publish` print the comment or the Report; the local commands print any of these.
+REVIEW_FORMATS = ("markdown", "json")
+LOCAL_FORMATS = ("text", "markdown", "json", "sarif", "github")
 
 
 class UsageError(Exception):
@@ -22,7 +25,7 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repo", default=".", help="git repository (default: current directory)")
     p.add_argument("--base", help="base ref (default: the remote's default branch, else main)")
     p.add_argument("--head", default="HEAD", help="head ref (default: HEAD)")
-    _output_args(p)
+    _output_args(p, LOCAL_FORMATS)
     p.add_argument(
         "--pr-title",
         default="",
@@ -38,13 +41,23 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--base-branch", help="branch the pull request targets, for AGT004 non-trunk-base")
 
 
-def _output_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--format",
-        choices=("markdown", "json"),
-        default="markdown",
-        help="print the status comment (default) or the Report as JSON",
-    )
+def _output_args(p: argparse.ArgumentParser, formats: tuple[str, ...] = REVIEW_FORMATS) -> None:
+    if formats == REVIEW_FORMATS:
+        p.add_argument(
+            "--format",
+            choices=formats,
+            default="markdown",
+            help="print the status comment (default) or the Report as JSON",
+        )
+    else:
+        p.add_argument(
+            "--format",
+            choices=formats,
+            default=None,
+            help="text: one `path:line: CODE message` line per finding, the step table and a summary "
+            "(default on a terminal); markdown: the status comment exactly as posted (default otherwise); "
+            "json: the Report; sarif: SARIF 2.1.0 for code scanning; github: workflow-command annotations",
+        )
     p.add_argument(
         "--fail-level",
         choices=FAIL_LEVELS,
@@ -80,8 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
         "commits or branches",
     )
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
-    e.add_argument("path", type=Path, help="example folder, e.g. examples/mobile300")
-    _output_args(e)
+    e.add_argument("path", type=Path, help="a bundled example's name (mobile300) or an example folder")
+    _output_args(e, LOCAL_FORMATS)
     from bot.steps_cli import add_steps_parser
 
     add_steps_parser(sub)
@@ -121,20 +134,70 @@ def _read_body(path: Path | None) -> str:
         raise UsageError(f"cannot read --pr-body-file {path}: {exc.strerror}") from None
 
 
-def _emit(report, fmt: str, fail_level: str, output: Path | None = None) -> int:  # type: ignore[no-untyped-def]
-    from bot.output import exit_code, to_json
+def _format(fmt: str | None) -> str:
+    """The chosen format; by default text for a person at a terminal, the comment for a pipe or a file
+    (what scripts, `> comment.md` and the action's log have always read)."""
+    if fmt is not None:
+        return fmt
+    return "text" if _isatty(sys.stdout) else "markdown"
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):  # replaced or closed streams
+        return False
+
+
+def render(report, fmt: str, scope: str | None = None, note: str | None = None) -> str:  # type: ignore[no-untyped-def]
+    """The report in one of LOCAL_FORMATS; colour only for text on a terminal that allows it."""
+    from bot.output import to_json
+
+    if fmt == "json":
+        return to_json(report)
+    if fmt == "sarif":
+        from bot.sarif import to_sarif_json
+
+        return to_sarif_json(report)
+    if fmt == "github":
+        from bot.actions import annotation_lines, lines
+
+        return lines(annotation_lines(report))
+    if fmt == "text":
+        from bot.entry import colour_allowed
+        from bot.terminal import render_text
+
+        colour = _isatty(sys.stdout) and colour_allowed()
+        return render_text(report, colour=colour, scope=scope, summary=note)
     from bot.render import render_comment
+
+    return render_comment(report)
+
+
+def _emit(  # type: ignore[no-untyped-def]
+    report,
+    fmt: str | None,
+    fail_level: str,
+    output: Path | None = None,
+    scope: str | None = None,
+    note: str | None = None,
+) -> int:
+    from bot.output import exit_code, to_json
 
     if output is not None:
         _save(output, to_json(report))
-    sys.stdout.write(to_json(report) if fmt == "json" else render_comment(report))
+    fmt = _format(fmt)
+    if note is not None and fmt != "text":  # machine formats stay parseable: the note goes to stderr
+        print(f"bot: {note}", file=sys.stderr)
+    sys.stdout.write(render(report, fmt, scope, note))
     return exit_code(report, fail_level)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from bot.engine import review
-    from bot.local import load_changeset
+    from bot.local import default_base, load_changeset, open_repo, resolve
     from bot.models import PullRequest
+    from bot.ranges import check_range
 
     pr = PullRequest(
         number=args.pr_number,
@@ -143,7 +206,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         base_ref=args.base_branch,
     )
     changeset = load_changeset(args.repo, base=args.base, head=args.head, pr=pr)
-    return _emit(review(changeset, config_path=args.config), args.format, args.fail_level, args.output)
+    top = open_repo(args.repo)
+    base = args.base or default_base(top)
+    note = check_range(changeset, base, args.head, resolve(top, base))
+    report = review(changeset, config_path=args.config)
+    return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{args.head}", note=note)
 
 
 def cmd_example(args: argparse.Namespace) -> int:
@@ -228,10 +295,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bot.examples import ExampleError
     from bot.local import SourceError
     from bot.output import ReportError
+    from bot.ranges import EmptyRange
 
     try:
         return COMMANDS[args.command](args)
-    except (UsageError, SourceError, ExampleError, ReportError) as exc:
+    except (UsageError, SourceError, ExampleError, ReportError, EmptyRange) as exc:
         print(f"bot: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `bot check | head`

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -13,8 +15,29 @@ CONFIG_PATH = ".github/bot.yml"
 MAX_CONFIG_BYTES = 256 * 1024
 
 
+class ConfigProblem(BaseModel):
+    """One thing wrong in a config file: where (a dotted key path and its line) and what instead."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str  # the file
+    key: str  # dotted key path, or "" for the file as a whole
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        return f"{where}{f'`{self.key}`: ' if self.key else ''}{self.message}"
+
+
 class ConfigError(Exception):
-    """The config file is invalid; the message names the field path, never the whole input."""
+    """The config file is invalid; each problem names its key path and line, never the whole input."""
+
+    def __init__(self, problems: list[ConfigProblem] | str) -> None:
+        if isinstance(problems, str):
+            problems = [ConfigProblem(path=CONFIG_PATH, key="", line=None, message=problems)]
+        self.problems = tuple(problems)
+        super().__init__(f"{self.problems[0].path}: " + "; ".join(map(str, self.problems)))
 
 
 class Strict(BaseModel):
@@ -47,6 +70,11 @@ class Labels(Strict):
     _check = field_validator("ready", "needs_work", "pending", "approved")(_label)
 
 
+def _one_or_many(value: Any) -> Any:
+    # `exclude: "tests/**"` means one glob: a list of one, not an error about tuples.
+    return (value,) if isinstance(value, str) else value
+
+
 class Profiles(Strict):
     """Which files hold training profiles."""
 
@@ -62,6 +90,10 @@ class Profiles(Strict):
     python_variables: tuple[str, ...] = ("COMPAT_PROFILES",)
     prime_rl_globs: tuple[str, ...] = ("**/configs/**/*.toml",)
 
+    _many = field_validator("globs", "python_globs", "python_variables", "prime_rl_globs", mode="before")(
+        _one_or_many
+    )
+
 
 class Config(Strict):
     """Everything `.github/bot.yml` may set; every key is optional."""
@@ -74,32 +106,147 @@ class Config(Strict):
     # Globs of paths left out of the review entirely, e.g. ["examples/**", "third_party/**"].
     exclude: tuple[str, ...] = ()
 
+    _many = field_validator("exclude", mode="before")(_one_or_many)
+
     def setting(self, code: str, name: str) -> RuleSetting:
         """The settings for a rule, found by code or by name."""
         return self.rules.get(code) or self.rules.get(name) or RuleSetting()
 
 
-def _field_path(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(top level)"
+# pydantic's error types in the words of someone editing YAML (no Python type names).
+_WORDS = {
+    "bool_type": "should be true or false",
+    "bool_parsing": "should be true or false",
+    "string_type": "should be text",
+    "tuple_type": 'should be a list, e.g. ["examples/**"]',
+    "list_type": 'should be a list, e.g. ["examples/**"]',
+    "dict_type": "should be a mapping of keys to values",
+    "model_type": "should be a mapping of keys to values",
+    "model_attributes_type": "should be a mapping of keys to values",
+    "enum": "should be one of: error, warning, notice",
+    "int_type": "should be a whole number",
+    "int_parsing": "should be a whole number",
+}
+
+
+def _close(word: str, known: Iterable[str]) -> str:
+    match = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6) or difflib.get_close_matches(
+        word.upper(), list(known), n=1, cutoff=0.6
+    )
+    return f"; did you mean `{match[0]}`?" if match else ""
+
+
+def _fields(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """The keys allowed where loc points (for "did you mean")."""
+    for part in loc:
+        info = model.model_fields.get(str(part))
+        if (
+            info is None
+            or not isinstance(info.annotation, type)
+            or not issubclass(info.annotation, BaseModel)
+        ):
+            break
+        model = info.annotation
+    return list(model.model_fields)
+
+
+def _problem(err: Any, lines: dict[tuple[str, ...], int]) -> ConfigProblem:
+    loc = tuple(err["loc"])
+    key = ".".join(str(p) for p in loc)
+    line = lines.get(tuple(str(p) for p in loc)) or next(
+        (
+            lines[tuple(str(p) for p in loc[:i])]
+            for i in range(len(loc) - 1, 0, -1)
+            if tuple(map(str, loc[:i])) in lines
+        ),
+        None,
+    )
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        parent = loc[:-1]
+        model: type[BaseModel] = RuleSetting if len(parent) == 2 and parent[0] == "rules" else Config
+        allowed = _fields(model, () if model is RuleSetting else parent)
+        return ConfigProblem(
+            path=CONFIG_PATH, key=key, line=line, message=f"unknown key{_close(str(loc[-1]), allowed)}"
+        )
+    if kind == "value_error":
+        message = str(err.get("ctx", {}).get("error", err["msg"]))
+    else:
+        message = _WORDS.get(kind, err["msg"].replace("Input should be", "should be"))
+    return ConfigProblem(path=CONFIG_PATH, key=key, line=line, message=message)
+
+
+def _known_rules() -> dict[str, tuple[str, frozenset[str]]]:
+    """Rule key (code or name) -> (code, option names). Imported late: the catalog loads every rule."""
+    from rules.catalog import REGISTRY  # noqa: PLC0415
+
+    out: dict[str, tuple[str, frozenset[str]]] = {}
+    for rule in REGISTRY.values():
+        options = frozenset(rule.options)
+        out[rule.code] = out[rule.name] = (rule.code, options)
+    return out
+
+
+def _rule_problems(data: dict[str, Any], lines: dict[tuple[str, ...], int]) -> list[ConfigProblem]:
+    """Rule keys that name no rule, and options a rule does not have: typos that would silently do nothing."""
+    rules = data.get("rules")
+    if not isinstance(rules, dict):
+        return []
+    known = _known_rules()
+    codes = sorted({code for code, _ in known.values()})
+    out = []
+    for name, setting in rules.items():
+        where = ("rules", str(name))
+        if str(name) not in known:
+            hint = _close(str(name), [*codes, *(k for k in known if k not in codes)])
+            out.append(
+                ConfigProblem(
+                    path=CONFIG_PATH,
+                    key=".".join(where),
+                    line=lines.get(where),
+                    message=f"no rule is called `{str(name)[:40]}`{hint or '; `bot rules` lists them'}",
+                )
+            )
+            continue
+        options = setting.get("options") if isinstance(setting, dict) else None
+        allowed = known[str(name)][1]
+        for option in options if isinstance(options, dict) else ():
+            if option not in allowed:
+                names = ", ".join(f"`{o}`" for o in sorted(allowed)) or "none"
+                hint = _close(str(option), allowed) or f"; its options: {names}"
+                key = (*where, "options", str(option))
+                out.append(
+                    ConfigProblem(
+                        path=CONFIG_PATH,
+                        key=".".join(key),
+                        line=lines.get(key),
+                        message=f"{known[str(name)][0]} has no option `{str(option)[:40]}`{hint}",
+                    )
+                )
+    return out
 
 
 def parse_config(text: str) -> Config:
-    """Validate config text; raises ConfigError naming the first bad field path."""
+    """Validate config text; raises ConfigError listing every problem found, each with its key and line."""
     if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{CONFIG_PATH} is larger than {MAX_CONFIG_BYTES:,} bytes")
     try:
         data = formats.load(text, "yaml")
     except formats.FormatError as exc:
-        raise ConfigError(f"{CONFIG_PATH}: {exc}") from None
+        raise ConfigError(str(exc)) from None
     if data is None:
         return Config()
     if not isinstance(data, dict):
-        raise ConfigError(f"{CONFIG_PATH}: expected a mapping at the top level")
+        raise ConfigError("expected a mapping of keys (`rules:`, `labels:` ...) at the top level")
+    lines = formats.key_lines(text, "yaml")
+    problems = _rule_problems(data, lines)
     try:
-        return Config.model_validate(data)
+        config = Config.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise ConfigError(f"{CONFIG_PATH}: {_field_path(err['loc'])}: {err['msg']}") from None
+        problems.extend(_problem(err, lines) for err in exc.errors())
+    if problems:
+        raise ConfigError(sorted(problems, key=lambda p: (p.line or 0, p.key)))
+    return config
 
 
 def load_config(data: bytes | None) -> Config:

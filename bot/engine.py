@@ -5,31 +5,46 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bot.api import GitHubError
-from bot.config import CONFIG_PATH, Config, ConfigError, load_config
-from bot.models import ChangeSet, Coverage, Finding, Report, Severity, UnreadableFile, Verdict
+from bot.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
+from bot.models import ChangeSet, Coverage, FileStatus, Finding, Report, Severity, UnreadableFile, Verdict
 from rules.agents import load_policy
 from rules.base import Context, Review, Rule, Statement
 from rules.catalog import REGISTRY
 from rules.profiles import profile_table
 from rules.waivers import apply_waivers
 
-# The engine's own finding (not a registered rule): the config could not be used.
-CONFIG_RULE = ("BOT001", "invalid-config")
+
+def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, tuple[ConfigProblem, ...]]:
+    """The config at base (trusted), or defaults plus what made it unusable (BOT001 reports it)."""
+    config, problems = _config_at(changeset, changeset.base_sha, path)
+    said = " (config ignored, defaults used)"
+    return config, tuple(p.model_copy(update={"message": p.message.rstrip(".") + said}) for p in problems)
 
 
-def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, Finding | None]:
-    """The config at base (trusted), or defaults plus a finding saying why it was not usable."""
+def _config_at(changeset: ChangeSet, sha: str, path: str) -> tuple[Config, tuple[ConfigProblem, ...]]:
     try:
-        data = changeset.reader.read(changeset.base_sha, path) if changeset.reader else None
-        return load_config(data), None
-    except (ConfigError, UnreadableFile) as exc:
-        return Config(), Finding(
-            rule=CONFIG_RULE[0],
-            name=CONFIG_RULE[1],
-            severity=Severity.ERROR,
-            path=path,
-            message=f"Config ignored, defaults used: {exc}",
-        )
+        data = changeset.reader.read(sha, path) if changeset.reader else None
+        return load_config(data), ()
+    except ConfigError as exc:
+        return Config(), tuple(p.model_copy(update={"path": path}) for p in exc.problems)
+    except UnreadableFile as exc:
+        return Config(), (ConfigProblem(path=path, key="", line=None, message=str(exc)),)
+
+
+def _head_config(changeset: ChangeSet, path: str) -> tuple[tuple[ConfigProblem, ...], str | None]:
+    """When the PR changes the config: the problems of the version it leaves, and a note saying when the
+    change takes effect."""
+    changed = next((f for f in changeset.files if f.path == path), None)
+    if changed is None:
+        return (), None
+    note = (
+        f"`{path}` changes with this pull request; the change takes effect after merge "
+        "(this review used the base version)."
+    )
+    if changed.status is FileStatus.REMOVED:
+        return (), note
+    _, problems = _config_at(changeset, changeset.head_sha, path)
+    return tuple(p.model_copy(update={"message": f"after merge: {p.message}"}) for p in problems), note
 
 
 def labels_for(verdict: str, config: Config) -> tuple[str, ...]:
@@ -81,13 +96,18 @@ def review(
 ) -> Report:
     """Review a change set with the enabled rules; config defaults to the base revision's."""
     findings: list[Finding] = []
+    problems: tuple[ConfigProblem, ...] = ()
     if config is None:
-        config, problem = read_config(changeset, config_path)
-        if problem:
-            findings.append(problem)
+        config, problems = read_config(changeset, config_path)
+    head_problems, config_note = _head_config(changeset, config_path)
     changeset = changeset.without(config.exclude)
     policy = load_policy(changeset, rules.values())
-    state = Review(changeset=changeset, config=config, statements=policy.statements)
+    state = Review(
+        changeset=changeset,
+        config=config,
+        statements=policy.statements,
+        config_problems=problems + head_problems,
+    )
     for rule in rules.values():
         if enabled(rule, config, state.statements):
             findings.extend(_run(rule, state))
@@ -101,7 +121,7 @@ def review(
         findings=tuple(findings),
         profiles=profile_table(state),
         waivers=tuple(waivers),
-        notes=policy.notes(),
+        notes=(*policy.notes(), *([config_note] if config_note else [])),
         policy_files=policy.paths,
         policy_changes=policy.changes,
         coverage=Coverage(

@@ -61,3 +61,9 @@ def settings(environ: Mapping[str, str] | None = None) -> Settings:
         workspace=env.get("GITHUB_WORKSPACE") or None,
         in_actions=env.get("GITHUB_ACTIONS") == "true",
     )
+
+
+def colour_allowed(environ: Mapping[str, str] | None = None) -> bool:
+    """False when NO_COLOR is set and not empty (https://no-color.org) or the terminal is `dumb`."""
+    env = os.environ if environ is None else environ
+    return not env.get("NO_COLOR") and env.get("TERM") != "dumb"

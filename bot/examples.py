@@ -85,9 +85,32 @@ def build_repo(folder: Path, dest: Path) -> Path:
     return repo
 
 
+def bundled() -> dict[str, Path]:
+    """The examples installed with the package (the repository's `examples/`), by name."""
+    here = Path(__file__).resolve().parent
+    root = here / "example_prs"  # where a wheel installs them (pyproject.toml maps `examples/` there)
+    if not root.is_dir():  # a source checkout, installed editable or run in place
+        root = here.parent / "examples"
+    if not root.is_dir():
+        return {}
+    return {p.name: p for p in sorted(root.iterdir()) if (p / "base").is_dir() and (p / "head").is_dir()}
+
+
+def find(name_or_path: str | Path) -> Path:
+    """An example folder: a path to one, or the name of a bundled one (`mobile300`)."""
+    path = Path(name_or_path)
+    if path.is_dir():
+        return path
+    known = bundled()
+    if path.name in known and len(path.parts) <= 2:  # `mobile300`, or `examples/mobile300` outside a clone
+        return known[path.name]
+    names = ", ".join(known) or "none"
+    raise ExampleError(f"no example called `{str(name_or_path)[:80]}`; bundled examples: {names}")
+
+
 def materialize(folder: Path, dest: Path) -> ChangeSet:
     """Build the example's repository under dest and load its change set, as `bot check` would."""
-    folder = Path(folder)
+    folder = find(folder)
     repo = build_repo(folder, dest)
     pr = read_pr(folder).model_copy(update={"base_ref": "main", "head_ref": "pr"})
     return load_changeset(repo, base="main", head="pr", pr=pr)

@@ -110,3 +110,53 @@ def load(text: str, fmt: str) -> Any:
         raise FormatError(f"invalid value: {str(exc)[:80]}") from None
     check(data)
     return data
+
+
+def key_lines(text: str, fmt: str) -> dict[tuple[str, ...], int]:
+    """The 1-based line of each mapping key, by its path (`("rules", "AGT01")`), so a message can say
+    where a bad key or value is. Best effort: text that does not parse gives an empty map."""
+    try:
+        if fmt == "yaml":
+            return _yaml_key_lines(text)
+        if fmt == "toml":
+            return _toml_key_lines(text)
+    except (yaml.YAMLError, FormatError, RecursionError, ValueError):
+        pass
+    return {}
+
+
+def _yaml_key_lines(text: str) -> dict[tuple[str, ...], int]:
+    root = yaml.compose(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass, nodes only
+    out: dict[tuple[str, ...], int] = {}
+    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            continue
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                here = (*path, str(key.value))
+                out.setdefault(here, key.start_mark.line + 1)
+                stack.append((value, here))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                here = (*path, str(i))
+                out.setdefault(here, item.start_mark.line + 1)
+                stack.append((item, here))
+    return out
+
+
+def _toml_key_lines(text: str) -> dict[tuple[str, ...], int]:
+    # tomllib keeps no positions: table headers and `key =` lines are enough to point at a key.
+    out: dict[tuple[str, ...], int] = {}
+    table: tuple[str, ...] = ()
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("["):
+            name = line.strip("[]").split("#", 1)[0].strip().strip("[]")
+            table = tuple(p.strip().strip("\"'") for p in name.split("."))
+            out.setdefault(table, number)
+        elif "=" in line and not line.startswith("#"):
+            key = line.split("=", 1)[0].strip()
+            out.setdefault((*table, *(p.strip().strip("\"'") for p in key.split("."))), number)
+    return out

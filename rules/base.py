@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.config import Config
+from bot.config import Config, ConfigProblem
 from bot.models import ChangeSet, Finding, Severity
 
 
@@ -45,6 +45,8 @@ class Review:
     config: Config = field(default_factory=Config)
     # rule code -> AGENTS.md statements that enable it, read from the base revision
     statements: Mapping[str, tuple[Statement, ...]] = field(default_factory=dict)
+    # What is wrong in the config at base (it was ignored) and, when the PR changes it, at head.
+    config_problems: tuple[ConfigProblem, ...] = ()
     cache: dict[str, Any] = field(default_factory=dict)
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:

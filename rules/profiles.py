@@ -14,6 +14,7 @@ not set (batch size, scheduler, checkpointing) then come from that config at the
 from __future__ import annotations
 
 import ast
+import difflib
 import posixpath
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -130,13 +131,54 @@ def _first(*values: Any) -> Any:
 
 
 class ProfileError(ValueError):
-    """A profile source that cannot be used; the message names the problem."""
+    """A profile source that cannot be used; the message names the problem (and key, the first bad key's
+    path in the file, so the caller can add its line)."""
+
+    def __init__(self, message: str, key: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+# pydantic's error types in the words of someone editing a profile (no Python type names).
+_WORDS = {
+    "int_type": "should be a whole number",
+    "float_type": "should be a number",
+    "string_type": "should be text",
+    "bool_type": "should be true or false",
+    "model_type": "should be a table of keys to values",
+    "model_attributes_type": "should be a table of keys to values",
+}
+
+
+def _fields_at(loc: tuple[int | str, ...]) -> list[str]:
+    model: type[BaseModel] = Profile
+    for part in loc[:-1]:
+        info = model.model_fields.get(str(part))
+        kind = info.annotation if info else None
+        if not isinstance(kind, type) or not issubclass(kind, BaseModel):
+            return []
+        model = kind
+    return list(model.model_fields)
 
 
 def _validation_message(exc: ValidationError, prefix: str) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    return f"{prefix}{where}: {err['msg']}"
+    """Every problem of one profile, each with its key: `batchsize`: unknown key; did you mean ..."""
+    parts = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        where = prefix + ".".join(str(p) for p in loc)
+        if err["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(str(loc[-1]), _fields_at(loc), n=1, cutoff=0.6)
+            what = "unknown key" + (f"; did you mean `{close[0]}`?" if close else "")
+        else:
+            what = _WORDS.get(err["type"], err["msg"].replace("Input should be", "should be"))
+        parts.append(f"`{where}`: {what}")
+    return "; ".join(parts)
+
+
+def _first_key(exc: ValidationError, prefix: tuple[str, ...]) -> tuple[str, ...]:
+    errors = exc.errors()
+    return (*prefix, *(str(p) for p in errors[0]["loc"])) if errors else prefix
 
 
 @dataclass(frozen=True)
@@ -186,7 +228,8 @@ def _profiles_from(raw: Any, default_name: str, prefix_all: str = "") -> dict[st
             out[str(name)] = Entry(name=str(name), profile=Profile.model_validate(body))
         except ValidationError as exc:
             where = f"{prefix_all}{prefix}{name}." if prefix else prefix_all
-            raise ProfileError(_validation_message(exc, where)) from None
+            key = _first_key(exc, ("profiles", str(name)) if prefix else ())
+            raise ProfileError(_validation_message(exc, where), key) from None
     return out
 
 
@@ -196,7 +239,13 @@ def parse_profiles(path: str, text: str, name_as: str | None = None) -> dict[str
     An unnamed single profile takes the name of the file, or of name_as (a renamed file's head path).
     """
     data = _load(path, text)
-    return _profiles_from(data, PurePosixPath(name_as or path).name.split(".")[0])
+    try:
+        return _profiles_from(data, PurePosixPath(name_as or path).name.split(".")[0])
+    except ProfileError as exc:
+        line = formats.key_lines(text, formats.format_of(path) or "").get(exc.key) if exc.key else None
+        if line is None:
+            raise
+        raise ProfileError(f"line {line}: {exc}", exc.key) from None
 
 
 def _prime_entries(path: str, data: Any, name_as: str | None = None) -> dict[str, Entry]:

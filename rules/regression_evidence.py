@@ -165,7 +165,7 @@ def _body(text: str) -> str:
 class _Message:
     """A commit message read as a PR: GitHub's merge commit carries the PR's branch and title."""
 
-    subjects: tuple[str, ...]  # the subject, or for a merge commit the PR title
+    subjects: tuple[str, ...]  # the subject and a squash's "* subject" lines, or a merge commit's PR title
     branch: str
     body: str
 
@@ -182,7 +182,9 @@ def _message(message: str) -> _Message:
     subject, rest = lines[0].strip(), lines[1:]
     m = _MERGE.match(subject)
     if m is None:
-        return _Message((subject,), "", "\n".join(rest))
+        # A squash merge lists the squashed commits' subjects as "* subject" lines of its body.
+        squashed = tuple(ln[2:].strip() for ln in rest if ln.startswith("* ") and ln[2:].strip())
+        return _Message((subject, *squashed), "", "\n".join(rest))
     branch = (m.group("pr") or "").split("/", 1)[-1] or m.group("branch") or ""
     text = [ln.strip() for ln in rest]
     title = next((ln for ln in text if ln), "")
@@ -199,9 +201,21 @@ _CLOSES = re.compile(
 )
 
 
+# A description line that opens with the fix verb ("Fixes the profile ...", "- Fixed a crash in ...") is
+# the PR saying what it does, as a title does; read like one.
+_OPENS_WITH_FIX = re.compile(
+    r"^[ \t]{0,8}(?:[-*+][ \t]{1,4})?(?:this (?:pr|pull request|change|commit|patch) )?fix(?:es|ed)?\b.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def _said(pr: PullRequest) -> Iterator[tuple[str, str]]:
-    """What the PR says of itself in a line: its title, labels and branch, and its commits' subjects."""
+    """What the PR says of itself in a line: its title, labels and branch, its commits' subjects, and the
+    lines of its description (or commit bodies) that open with "Fix"."""
     yield pr.title, "the PR title"
+    for text, where in _described(pr):
+        for m in _OPENS_WITH_FIX.finditer(text):
+            yield m.group(0), where
     for label in pr.labels:
         yield label.replace("-", " ").replace("_", " "), "a PR label"
     if pr.head_ref:

@@ -22,15 +22,16 @@ from what the test and the PR say:
   a regression test (a class or module docstring covers its tests with a reference, but its words are
   not evidence about each test). Words in another sense do not count: a linear regression, a fixed
   seed, crash recovery, a type guard, "fix typo".
-- a fix PR: a fix word in the PR title, labels or branch name, or "fixes #12" in its description
-  (prose in a description speaks of bugs and regressions of all kinds, so only that counts there); in
-  `bot check` given no `--pr-title` or `--pr-body-file`, the same in the commits base..head (subjects
-  as titles, bodies as descriptions; a merge commit's PR title and branch count as such). In a fix PR a
-  test is a regression test when its words describe changed behaviour ("again", "instead of", "used
-  to", "stops raising"), or when at most 3 new tests name nothing, none beside it (in its class, or at
+- a fix PR: a fix word in the PR title, labels or branch name, or in its description "fixes #12" or
+  a line that opens with "Fix" (other prose in a description speaks of bugs and regressions of all
+  kinds, so only those count there); in `bot check` given no `--pr-title` or `--pr-body-file`, the
+  same in the commits base..head (subjects as titles, and so a squash merge's "* subject" lines;
+  bodies as descriptions; a merge commit's PR title and branch count as such). In a fix PR a test is
+  a regression test when its words describe changed behaviour ("again", "instead of", "used to",
+  "stops raising"), or when at most 3 new tests name nothing, none beside it (in its class, or at
   module level with it) names what it guards, and it sits where the fix is: its file imports or is
-  named after a module the PR changes, or its name shares a word with the PR title or branch. A title
-  that says it adds regression tests makes all its new tests regression tests.
+  named after a module the PR changes, or its name shares a word with the PR title or branch. A
+  title that says it adds regression tests makes all its new tests regression tests.
 
 Each such test that names nothing is an error, and the message says what made it a regression test.
 The other new tests that name nothing get one notice for the whole PR, however many they are.

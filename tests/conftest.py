@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -19,6 +20,44 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "test@invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+
+
+NETWORK_ENV = "BOT_TEST_NETWORK"  # set to 1 to run the tests marked `network`
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"network: reaches the internet; skipped unless {NETWORK_ENV}=1")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get(NETWORK_ENV) == "1":
+        return
+    skip = pytest.mark.skip(reason=f"reaches the internet: run with {NETWORK_ENV}=1")
+    for item in items:
+        if "network" in item.keywords:
+            item.add_marker(skip)
+
+
+_LOOPBACK = ("127.", "::1", "localhost")
+
+
+@pytest.fixture(autouse=True)
+def _no_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """The default run is hermetic: a connection from this process to anything but loopback fails loudly
+    (HTTP to GitHub goes through `responses`, which never opens a socket)."""
+    if request.node.get_closest_marker("network"):
+        yield
+        return
+    real = socket.socket.connect
+
+    def connect(sock: socket.socket, address):  # type: ignore[no-untyped-def]
+        host = address[0] if isinstance(address, tuple) else str(address)
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not str(host).startswith(_LOOPBACK):
+            raise RuntimeError(f"test tried to reach {host}: mark it `network` (see README)")
+        return real(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    yield
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,10 @@
 """The architecture's boundaries: rules stay pure; PyGithub and the environment stay at the edges."""
 
 import ast
+import socket
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN_IN_RULES = {"github", "requests", "subprocess", "urllib3", "httpx", "socket", "os"}
@@ -53,3 +56,9 @@ def test_only_the_entry_module_reads_the_environment():
     ]
     # examples.py copies the environment to give git a fixed identity; it reads no setting from it.
     assert set(readers) <= {"bot/entry.py", "bot/examples.py"}, readers
+
+
+def test_the_default_run_cannot_reach_the_network():
+    """tests/conftest.py keeps the suite hermetic: a connection beyond loopback fails with a clear reason."""
+    with socket.socket() as sock, pytest.raises(RuntimeError, match="mark it `network`"):
+        sock.connect(("192.0.2.1", 80))  # TEST-NET-1: never routed, so a real attempt would only hang

@@ -121,3 +121,27 @@ def test_example_with_bad_pr_number_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "pr.md").write_text("# Title\nnumber: twelve\n\nBody.\n")
     assert main(["example", str(tmp_path)]) == 2
     assert "the `number:` line must hold a whole number" in capsys.readouterr().err
+
+
+def test_a_bundled_example_is_found_by_name_from_any_directory(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # no examples/ folder here
+    assert main(["example", "mobile300", "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["profiles"][0]["head"]["max_steps"] == 37
+
+
+def test_an_unknown_example_lists_the_bundled_ones(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["example", "mobile3000"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "bot: no example called `mobile3000`; bundled examples: linear-scheduler, mobile300"
+    )
+
+
+def test_the_wheel_ships_the_examples():
+    """pyproject.toml maps `examples/` into the package as `bot.example_prs`, with every file as data."""
+    import tomllib
+
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "bot.example_prs" in setup["packages"]
+    assert setup["package-dir"]["bot.example_prs"] == "examples"
+    assert setup["package-data"]["bot.example_prs"] == ["**/*"]

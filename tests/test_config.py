@@ -61,3 +61,66 @@ def test_unreadable_config_bytes(data, reason):
 
 def test_bom_is_accepted():
     assert load_config("\ufeffhandle: review-bot\n".encode()).handle == "review-bot"
+
+
+TYPOS = (
+    "rules:\n"  # line 1
+    "  AGT01:\n"  # line 2
+    "    enabled: true\n"
+    "  regression-test-without-refrence:\n"  # line 4
+    "    severity: loud\n"  # line 5
+    "  AGT002:\n"
+    "    enabled: maybe\n"  # line 7
+    "    options:\n"
+    "      regresion: evidence\n"  # line 9: AGT002 has no options at all
+    "  AGT001:\n"
+    "    options:\n"
+    "      regresion: evidence\n"  # line 12
+    "labels:\n"
+    "  redy: ok\n"  # line 14
+)
+
+
+def test_every_problem_is_reported_at_once_with_its_line_and_a_suggestion():
+    with pytest.raises(ConfigError) as caught:
+        parse_config(TYPOS)
+    problems = [(p.line, p.key, p.message) for p in caught.value.problems]
+    assert problems == [
+        (2, "rules.AGT01", "no rule is called `AGT01`; did you mean `AGT001`?"),
+        (
+            4,
+            "rules.regression-test-without-refrence",
+            "no rule is called `regression-test-without-refrence`; "
+            "did you mean `regression-test-without-reference`?",
+        ),
+        (5, "rules.regression-test-without-refrence.severity", "should be one of: error, warning, notice"),
+        (7, "rules.AGT002.enabled", "should be true or false"),
+        (9, "rules.AGT002.options.regresion", "AGT002 has no option `regresion`; its options: none"),
+        (
+            12,
+            "rules.AGT001.options.regresion",
+            "AGT001 has no option `regresion`; did you mean `regression`?",
+        ),
+        (14, "labels.redy", "unknown key; did you mean `ready`?"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("exclude: 3\n", 'should be a list, e.g. ["examples/**"]'),
+        ("rules:\n  AGT001:\n    severity: loud\n", "should be one of: error, warning, notice"),
+        ("rules:\n  AGT001: 3\n", "should be a mapping of keys to values"),
+        ("rules:\n  NOPE1: {}\n", "no rule is called `NOPE1`; `bot rules` lists them"),
+    ],
+)
+def test_messages_use_the_words_of_the_file_not_python_types(text, message):
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text)
+    assert [p.message for p in caught.value.problems] == [message]
+    assert not any(word in str(caught.value) for word in ("tuple", "dict", "Input should", "bool"))
+
+
+def test_one_glob_may_be_written_without_a_list():
+    assert parse_config('exclude: "tests/**"\n').exclude == ("tests/**",)
+    assert parse_config("profiles:\n  globs: '**/*.toml'\n").profiles.globs == ("**/*.toml",)

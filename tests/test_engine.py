@@ -101,3 +101,24 @@ def test_excluded_paths_are_left_out_and_counted(make_repo):
     cov = report.coverage
     assert (cov.files_changed, cov.files_reviewed, cov.files_excluded) == (3, 1, 2)
     assert "2 excluded by config" in render_comment(report)
+
+
+def test_each_config_problem_is_a_bot001_finding_on_its_line(make_repo):
+    config = "rules:\n  AGT01:\n    enabled: false\n  AGT001:\n    enabled: maybe\n"
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": config}, {"a.txt": "x"})
+    assert [(f.rule, f.path, f.line) for f in report.findings] == [
+        ("BOT001", ".github/bot.yml", 2),
+        ("BOT001", ".github/bot.yml", 5),
+    ]
+    assert (
+        report.findings[0].message
+        == "`rules.AGT01`: no rule is called `AGT01`; did you mean `AGT001`? (config ignored, defaults used)."
+    )
+
+
+def test_a_pr_changing_the_config_is_told_when_it_takes_effect_and_what_breaks(make_repo):
+    head = {".github/bot.yml": "rules:\n  AGT01: {enabled: false}\n"}
+    report = review_change(make_repo, {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": "rules: {}\n"}, head)
+    (f,) = report.findings
+    assert (f.rule, f.line) == ("BOT001", 2) and f.message.startswith("`rules.AGT01`: after merge: no rule")
+    assert any("takes effect after merge" in note for note in report.notes)

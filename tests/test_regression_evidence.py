@@ -275,6 +275,11 @@ def test_merge_commits_read_as_their_pr(tmp_path, message, expected):
         ("Fixes #12.", "error"),
         ("This fixes the overflow reported in #12.", "error"),
         ("Closes #12.", "notice"),  # closes feature requests as often as bug reports
+        # A line that opens with the fix verb is the PR saying what it does, read like a title.
+        ("Fixes the area of zero-sized shapes.\n\nMore prose.", "error"),
+        ("Summary:\n- Fixed a crash in area().", "error"),
+        ("Fix typo in the docstring.", "notice"),
+        ("We could fix the crash later; this adds zero areas.", "notice"),
         ("Adds one regression test per issue, as AGENTS.md asks.", "notice"),  # prose about bugs is no fix
         ("A crash in the old release made us want this feature.", "notice"),
     ],
@@ -307,3 +312,15 @@ def test_few_counts_the_tests_that_name_nothing(tmp_path):
     head = {**FIX_CODE, T: IMPORTS + named, "tests/test_shapes.py": IMPORTS + _many(2)}
     graded = _graded(_review(tmp_path, head, PullRequest(title="Fix area of zero")))
     assert graded == [("error", "tests/test_shapes.py")] * 2
+
+
+def test_a_squash_merges_listed_subjects_count_as_subjects(tmp_path):
+    """GitHub's squash merge lists each squashed commit as "* subject": one says it adds regression tests."""
+    named = _test("test_area_zero", "Guards PR #4: zero areas.")
+    head = {**FIX_CODE, T: IMPORTS + named + "\n\n" + _test("test_area_one")}
+    squash = "Fix area of zero (#4)\n\n* Fix area of zero\n\n* Add regression tests for zero areas\n"
+    assert _graded(_review(tmp_path, head, message=squash)) == ERROR
+    plain = (
+        "Fix area of zero (#4)\n\nAdd regression tests for zero areas, as asked.\n"  # prose, not a subject
+    )
+    assert _graded(_review(tmp_path / "b", head, message=plain)) == NOTICE

@@ -241,7 +241,9 @@ FSTRING_312 = (
 
 
 def test_newer_syntax_is_reviewed_not_reported(make_repo):
-    report = review_change(make_repo, {"AGENTS.md": AGENTS_ALL}, {"tests/test_new.py": FSTRING_312})
+    every_new_test = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
+    base = {"AGENTS.md": AGENTS_ALL, ".github/bot.yml": every_new_test}
+    report = review_change(make_repo, base, {"tests/test_new.py": FSTRING_312})
     # The two tests without a reference are found, at their own `def` lines, after a multi-line f-string.
     assert [(f.rule, f.line) for f in report.findings] == [("AGT001", 6), ("AGT001", 13)]
     assert all("could not be parsed" not in f.message for f in report.findings)

@@ -1,0 +1,148 @@
+"""The Report as SARIF 2.1.0, the subset GitHub code scanning accepts, with each rule's documentation.
+
+GitHub's requirements: https://docs.github.com/code-security/code-scanning/integrating-with-code-scanning/
+sarif-support-for-code-scanning (every result needs a message and a location with a repository-relative URI
+and a start line; 25,000 results and rules per run; 20 tags per rule; 10 MB per upload).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+from urllib.parse import quote
+
+from bot import __version__
+from bot.docs import sections
+from bot.models import Finding, Report, Severity
+from bot.sanitize import one_line
+from rules.base import Rule
+from rules.catalog import REGISTRY
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTICE: "note"}
+MAX_RESULTS = 25_000
+_SOURCE = re.compile(r"^(?P<path>.+):(?P<line>[1-9][0-9]*)$")
+
+
+def _plain(markdown: str) -> str:
+    """Rule documentation without headings' `##` and emphasis, for viewers that show `help.text` as is."""
+    return re.sub(r"^## (.+)$", r"\1:", markdown, flags=re.MULTILINE).replace("**", "")
+
+
+def rule_descriptor(rule: Rule) -> dict[str, Any]:
+    """A reportingDescriptor from the rule's registry entry and its docstring sections."""
+    parts = sections(rule.doc)
+    markdown = "\n\n".join(f"## {title}\n\n{body}" for title, body in parts.items())
+    family = "training" if rule.code.startswith("TRN") else "agents-md"
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _plain(parts.get("What it does", rule.summary))},
+        "help": {"text": _plain(markdown) or rule.summary, "markdown": markdown or rule.summary},
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"tags": [family, "maintainability"]},
+    }
+
+
+def _adhoc_descriptor(f: Finding) -> dict[str, Any]:
+    """A finding whose code is not in the registry (a config problem): its own name and severity."""
+    return {
+        "id": f.rule,
+        "name": f.name,
+        "shortDescription": {"text": one_line(f.name, 200)},
+        "defaultConfiguration": {"level": LEVELS[f.severity]},
+    }
+
+
+def _location(path: str, line: int | None) -> dict[str, Any]:
+    # A repository-relative URI: GitHub resolves it against the checkout; a file-level finding points at
+    # its first line, since code scanning places every alert on a line.
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": quote(path, safe="/")},
+            "region": {"startLine": line or 1},
+        }
+    }
+
+
+def _text(f: Finding) -> str:
+    message = one_line(f.message, 4000)
+    if f.source:
+        message += f" (per {one_line(f.source, 200)}"
+        message += f": \u201c{one_line(f.source_text, 1000)}\u201d)" if f.source_text else ")"
+    return message
+
+
+def result(f: Finding, index: int) -> dict[str, Any] | None:
+    """A SARIF result for a finding: at its file and line, else at the AGENTS.md line that asks for the
+    rule; None when it points nowhere in the repository (code scanning refuses results without a place)."""
+    out: dict[str, Any] = {
+        "ruleId": f.rule,
+        "ruleIndex": index,
+        "level": LEVELS[f.severity],
+        "message": {"text": _text(f)},
+    }
+    source = _SOURCE.match(f.source or "")
+    if f.path:
+        out["locations"] = [_location(f.path, f.line)]
+        if source:
+            out["relatedLocations"] = [
+                {"id": 1, **_location(source["path"], int(source["line"])), "message": {"text": "policy"}}
+            ]
+    elif source:
+        out["locations"] = [_location(source["path"], int(source["line"]))]
+    else:
+        return None
+    return out
+
+
+def to_sarif(report: Report) -> dict[str, Any]:
+    """A SARIF log with one run: every registered rule, and a result per finding that has a place; the
+    others become tool notifications so that nothing is silently dropped."""
+    descriptors = [rule_descriptor(rule) for rule in REGISTRY.values()]
+    index = {rule.code: i for i, rule in enumerate(REGISTRY.values())}
+    for f in report.findings:
+        if f.rule not in index:
+            index[f.rule] = len(descriptors)
+            descriptors.append(_adhoc_descriptor(f))
+    results: list[dict[str, Any]] = []
+    notifications: list[dict[str, Any]] = []
+    for f in report.findings:
+        item = result(f, index[f.rule]) if len(results) < MAX_RESULTS else None
+        if item is not None:
+            results.append(item)
+        else:
+            notifications.append(
+                {
+                    "level": LEVELS[f.severity],
+                    "message": {"text": f"{f.rule}: {_text(f)}"},
+                    "associatedRule": {"id": f.rule, "index": index[f.rule]},
+                }
+            )
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "bot",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": descriptors,
+            }
+        },
+        "results": results,
+        "invocations": [
+            {
+                "executionSuccessful": True,
+                **({"toolExecutionNotifications": notifications} if notifications else {}),
+            }
+        ],
+        "columnKind": "unicodeCodePoints",
+    }
+    if report.head_sha:
+        run["properties"] = {"baseSha": report.base_sha, "headSha": report.head_sha}
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def to_sarif_json(report: Report) -> str:
+    return json.dumps(to_sarif(report), indent=2, ensure_ascii=False) + "\n"
