@@ -22,6 +22,7 @@ from tests.test_publish import run as review
 
 SOURCE = "x = 1\n"
 SOURCE_PATCH = "@@ -0,0 +1 @@\n+x = 1"  # an added file's patch: all of it
+MODIFIED_PATCH = "@@ -1 +1 @@\n-x = 1\n+x = 2"
 
 
 @dataclass(frozen=True)
@@ -29,15 +30,19 @@ class Scenario:
     sources: int  # added source files
     tests: int  # modified test files
     comments: int  # other people's comments already on the pull request
+    modified: int = (
+        0  # modified source files (a profile dict may change anywhere in them: read at both commits)
+    )
 
     @property
     def files(self) -> int:
-        return self.sources + self.tests
+        return self.sources + self.tests + self.modified
 
     @property
     def needed(self) -> int:
-        """File sides the rules read: each test file at both commits, each added module, AGENTS.md at base."""
-        return 2 * self.tests + self.sources + 1
+        """File sides the rules read: test files and modified modules at both commits, each added module,
+        AGENTS.md at base."""
+        return 2 * (self.tests + self.modified) + self.sources + 1
 
 
 def _pull(gh, s: Scenario) -> ghapi.PullState:
@@ -47,10 +52,17 @@ def _pull(gh, s: Scenario) -> ghapi.PullState:
     tests = [f"tests/test_{i}.py" for i in range(s.tests)]
     st.files = [ghapi.pr_file(p, patch=SOURCE_PATCH, status="added", changes=1) for p in sources]
     st.files += [ghapi.pr_file(p, patch=TEST_PATCH, status="modified", changes=5) for p in tests]
-    base = {"AGENTS.md": AGENTS_AGT001, **dict.fromkeys(tests, OLD_TEST)}
+    modified = [f"lib/pkg{i // 100}/mod{i}.py" for i in range(s.modified)]
+    st.files += [ghapi.pr_file(p, patch=MODIFIED_PATCH, status="modified", changes=2) for p in modified]
+    base = {"AGENTS.md": AGENTS_AGT001, **dict.fromkeys(tests, OLD_TEST), **dict.fromkeys(modified, SOURCE)}
     st.trees = {
         st.base: base,
-        st.head: {**base, **dict.fromkeys(sources, SOURCE), **dict.fromkeys(tests, NEW_TEST)},
+        st.head: {
+            **base,
+            **dict.fromkeys(sources, SOURCE),
+            **dict.fromkeys(tests, NEW_TEST),
+            **dict.fromkeys(modified, "x = 2\n"),
+        },
     }
     st.comments = [ghapi.comment(100 + i, f"comment {i}") for i in range(s.comments)]
     ghapi.serve(gh, st)
@@ -92,6 +104,7 @@ SCENARIOS = {
     "1 source file, 250 comments": Scenario(1, 0, 250),
     "3,000 files, 500 tests": Scenario(2500, 500, 0),
     "3,000 files, 500 tests, 250 comments": Scenario(2500, 500, 250),
+    "3,000 modified files, 500 tests": Scenario(0, 500, 0, modified=2500),
 }
 # Every request of the first run and of an unchanged re-run (the table in docs/performance.md).
 EXPECTED = {
@@ -100,6 +113,7 @@ EXPECTED = {
     "1 source file, 250 comments": (16, 11),
     "3,000 files, 500 tests": (63, 58),
     "3,000 files, 500 tests, 250 comments": (65, 60),
+    "3,000 modified files, 500 tests": (163, 158),
 }
 
 
