@@ -55,28 +55,37 @@ class ApiReader:
         # (rev, path) -> bytes, None (no file there) or the UnreadableFile a read of it raises.
         self._blobs: dict[tuple[str, str], bytes | UnreadableFile | None] = {}
         self._listed: set[tuple[str, str]] = set()
+        # base (rev, path) -> (head (rev, path), patch, changes): a modified file's base, from head and patch.
+        self._rebuild: dict[tuple[str, str], tuple[tuple[str, str], str, int]] = {}
         self.faults: dict[str, str] = {}
 
-    def expect(self, base_sha: str, head_sha: str, files: list[FileChange], patches: dict[str, str]) -> None:
-        """What the files list says exists at each side; the text of files whose patch holds all of it."""
+    def expect(
+        self, base_sha: str, head_sha: str, files: list[FileChange], patches: dict[str, tuple[str, int]]
+    ) -> None:
+        """What the files list says exists at each side; the text of files whose patch holds all of it; which
+        base texts can be rebuilt from the head text and the patch. patches: path -> (patch, changes)."""
         for f in files:
             if f.status is not FileStatus.REMOVED:
                 self._listed.add((head_sha, f.path))
             if f.base_path is not None:
                 self._listed.add((base_sha, f.base_path))
-            patch = patches.get(f.path)
-            if patch is None or f.patch_missing:
+            if f.path not in patches or f.patch_missing:
                 continue
+            patch, changes = patches[f.path]
             if f.status is FileStatus.ADDED:
                 self._blobs.setdefault((head_sha, f.path), whole_text(patch, added=True))
             elif f.status is FileStatus.REMOVED:
                 self._blobs.setdefault((base_sha, f.path), whole_text(patch, added=False))
+            elif f.base_path is not None:
+                self._rebuild[(base_sha, f.base_path)] = ((head_sha, f.path), patch, changes)
         # whole_text gives None when the patch is not the whole file: that is "read it", not "absent".
         self._blobs = {k: v for k, v in self._blobs.items() if v is not None or k not in self._listed}
 
     def read(self, rev: str, path: str) -> bytes | None:
         # The engine reads the config directly, not through the change set's cache: each blob is fetched once.
         key = (rev, path)
+        if key not in self._blobs and self._rebuilt(key):
+            return self.read(rev, path)
         if key not in self._blobs:
             self._blobs[key] = self._fetch(rev, path)
         got = self._blobs[key]
@@ -103,8 +112,32 @@ class ApiReader:
             log.warning("could not read %s: %s", path, why)
         return ReadFault(path, why)
 
+    def _rebuilt(self, key: tuple[str, str]) -> bool:
+        """Whether key's text was rebuilt from its head text and patch (reading the head if need be)."""
+        if key not in self._rebuild:
+            return False
+        head_key, patch, changes = self._rebuild.pop(key)
+        try:
+            head = self.read(*head_key)
+        except UnreadableFile:
+            return False
+        text = None if head is None else base_from_head(head, patch, changes)
+        if text is None:
+            return False
+        self._blobs[key] = text
+        return True
+
     def prefetch(self, wanted: Iterable[tuple[str, str]]) -> None:
-        """Fetch these (rev, path) reads ahead in GraphQL batches; reads already known are skipped."""
+        """Fetch these (rev, path) reads ahead in GraphQL batches; reads already known are skipped.
+
+        A base side the patch can rebuild costs its head side only; if rebuilding fails, it is fetched.
+        """
+        keys = tuple(dict.fromkeys(wanted))
+        rebuild = [k for k in keys if k in self._rebuild and k not in self._blobs]
+        self._fetch_many([k for k in keys if k not in self._rebuild] + [self._rebuild[k][0] for k in rebuild])
+        self._fetch_many([k for k in rebuild if not self._rebuilt(k)])
+
+    def _fetch_many(self, wanted: Iterable[tuple[str, str]]) -> None:
         todo = tuple(k for k in dict.fromkeys(wanted) if k not in self._blobs)
         if not todo:
             return
@@ -174,6 +207,62 @@ def whole_text(patch: str, added: bool) -> bytes | None:
     return ("\n".join(body) + ("\n" if newline else "")).encode("utf-8")
 
 
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def base_from_head(head: bytes, patch: str, changes: int) -> bytes | None:
+    """A modified file's base text: its head text with the patch taken back, or None when that is unsure.
+
+    Sure means: every context and added line of the patch is the head's line at that place, the patch's
+    added and removed lines are all GitHub counted (changes), and both sides end in a newline.
+    """
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.endswith("\n") or "\n\\" in "\n" + patch:
+        return None  # a side without a final newline: left to a read
+    lines = text.split("\n")[:-1]
+    out: list[str] = []
+    at = 0  # head lines copied or matched so far
+    counted = 0
+    rows = patch.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    i = 0
+    while i < len(rows):
+        m = _HUNK.match(rows[i])
+        if m is None:
+            return None
+        new_start, new_len = int(m.group(3)), int(m.group(4) if m.group(4) is not None else 1)
+        before = new_start if new_len == 0 else new_start - 1  # head lines ahead of the hunk
+        if before < at or before > len(lines):
+            return None
+        out.extend(lines[at:before])
+        at = before
+        i += 1
+        while i < len(rows) and not rows[i].startswith("@@"):
+            sign, line = rows[i][:1], rows[i][1:]
+            if sign == "-":
+                out.append(line)
+                counted += 1
+            elif sign in (" ", "+"):
+                if at >= len(lines) or lines[at] != line:
+                    return None
+                if sign == " ":
+                    out.append(line)
+                else:
+                    counted += 1
+                at += 1
+            else:
+                return None
+            i += 1
+    if counted != changes:
+        return None
+    out.extend(lines[at:])
+    return ("\n".join(out) + "\n").encode("utf-8")
+
+
 def to_file_change(pf: PullFile) -> FileChange:
     """One API file entry as a FileChange; a missing or unparsable patch is counted, not reviewed."""
     status = _STATUS.get(pf.status, FileStatus.MODIFIED)
@@ -230,7 +319,7 @@ def load_pull(
     pr = pull_request(info)
     if top is None:
         reader = reader if reader is not None else ApiReader(client)
-        patches = {pf.path: pf.patch for pf in listed if pf.patch is not None}
+        patches = {pf.path: (pf.patch, pf.changes) for pf in listed if pf.patch is not None}
         reader.expect(info.base_sha, info.head_sha, files, patches)
         return ChangeSet(
             base_sha=info.base_sha,

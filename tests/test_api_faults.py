@@ -57,7 +57,8 @@ def test_the_pull_request_reviewed_through_the_api_is_ready_when_github_answers(
     st = _modified_test_pull(gh)
     ctx = review(gh, None)
     assert ctx.report.verdict == "ready" and st.statuses[0]["state"] == "success"
-    assert "blobs:3" in gh.graphql()  # base AGENTS.md and the test at both commits, one request
+    # One request: AGENTS.md at base and the test at head; the test's base is its head, patch taken back.
+    assert [q for q in gh.graphql() if q.startswith("blobs")] == ["blobs:2"]
 
 
 HTML = "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>"
@@ -96,16 +97,13 @@ def test_a_file_github_cannot_give_makes_the_review_not_complete(gh, fault):
 
 def test_an_agents_md_the_base_tree_lists_but_github_cannot_give_makes_the_review_not_complete(gh):
     st = _modified_test_pull(gh)
-    text = {(st.head, TEST): NEW_TEST, (st.base, TEST): OLD_TEST}
-    # One query: the test at head and base, then AGENTS.md at base, which GitHub answers as "nothing there".
-    found = {
-        f"f{i}": {"byteSize": len(t), "isTruncated": False, "text": t} for i, t in enumerate(text.values())
-    }
-    body = {"data": {"repository": {**found, "f2": None}}}
+    # One query: the test at head, then AGENTS.md at base, which GitHub answers as "nothing there".
+    found = {"byteSize": len(NEW_TEST), "isTruncated": False, "text": NEW_TEST}
+    body = {"data": {"repository": {"f0": found, "f1": None}}}
     ghapi.validate_blobs(body)
     st.graphql_replies = [(200, json.dumps(body))]
     ctx = review(gh, None)
-    assert gh.graphql().count("blobs:3") == 1
+    assert gh.graphql().count("blobs:2") == 1
     assert ctx.report.verdict == "needs-work" and ctx.report.incomplete == (f"AGENTS.md ({GONE})",)
 
 
@@ -335,3 +333,39 @@ def test_a_waiver_is_kept_through_a_review_that_could_not_read_its_file(gh, make
     ctx = Context(client=github_client(gh), checkout=r.path)
     review_pull(ctx, 7)
     assert ctx.report.findings == () and ctx.report.verdict == "ready"
+
+
+@pytest.mark.parametrize(
+    "base, head, patch, changes",
+    [
+        ("a\nb\nc\n", "a\nB\nc\n", "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c", 2),
+        ("1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\nx\n4\n5\n6\n7\n9\n", "@@ -1,3 +1,4 @@\n 1\n 2\n 3\n+x\n"
+         "@@ -6,4 +7,3 @@\n 6\n 7\n-8\n 9", 2),
+        ("a\nb\n", "b\n", "@@ -1 +0,0 @@\n-a", 1),
+        ("a\n", "a\nb\n", "@@ -1,0 +2 @@\n+b", 1),
+        (OLD_TEST, NEW_TEST, TEST_PATCH, 5),
+    ],
+)  # fmt: skip
+def test_a_modified_files_base_is_its_head_with_the_patch_taken_back(base, head, patch, changes):
+    from bot.pull import base_from_head
+
+    assert base_from_head(head.encode(), patch, changes) == base.encode()
+
+
+@pytest.mark.parametrize(
+    "head, patch, changes",
+    [
+        ("a\nB\nc\n", "@@ -1,3 +1,3 @@\n a\n-b\n+X\n c", 2),  # the patch is not of this head
+        (
+            "a\nB\nc\n",
+            "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c",
+            4,
+        ),  # GitHub counted other changes: a hunk is missing
+        ("a\nB", "@@ -1,2 +1,2 @@\n a\n-b\n+B\n\\ No newline at end of file", 2),  # no final newline
+        ("a\n", "not a patch", 0),
+    ],
+)
+def test_a_base_is_not_rebuilt_when_the_patch_does_not_prove_it(head, patch, changes):
+    from bot.pull import base_from_head
+
+    assert base_from_head(head.encode(), patch, changes) is None
