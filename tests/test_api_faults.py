@@ -369,3 +369,36 @@ def test_a_base_is_not_rebuilt_when_the_patch_does_not_prove_it(head, patch, cha
     from bot.pull import base_from_head
 
     assert base_from_head(head.encode(), patch, changes) is None
+
+
+BASE_CALC = (
+    "from calc import add\n\n\ndef test_add():\n    assert add(1, 1) == 2\n\n\n"
+    "def test_sub():\n    assert add(2, -1) == 1\n"
+)
+HEAD_CALC = (
+    "from calc import add\n\n\ndef test_add():\n    assert add(1, 1) == 3\n\n\n"
+    "def test_sub():\n    assert add(2, -1) == 1\n\n\ndef test_new():\n    assert add(0, 0) == 0\n"
+)
+
+
+def test_the_api_review_with_rebuilt_base_texts_equals_the_checkout_review(gh, make_repo):
+    # Real patches from git: the review without a checkout (base texts rebuilt from head and patch, added
+    # files from their patch) finds exactly what the review of the checkout finds.
+    base = {"AGENTS.md": AGENTS_AGT001, "tests/test_calc.py": BASE_CALC, "src/gone.py": "x = 1\n"}
+    head = {"tests/test_calc.py": HEAD_CALC, "tests/test_more.py": "def test_more():\n    assert True\n"}
+    r, st = ghapi.fake_pull(gh, make_repo, base, {**head, "src/gone.py": None})
+    st.files = []
+    for path in ("tests/test_calc.py", "tests/test_more.py", "src/gone.py"):
+        diff = r.git("diff", "-U3", st.base, st.head, "--", path)
+        patch = diff[diff.index("@@") :].rstrip("\n")
+        changes = sum(1 for line in patch.split("\n") if line[:1] in "+-" and not line.startswith("@@"))
+        status = "modified" if path in base and path in head else ("added" if path in head else "removed")
+        st.files.append(ghapi.pr_file(path, patch=patch, status=status, changes=changes))
+    st.trees = {st.base: dict(base), st.head: {"AGENTS.md": AGENTS_AGT001, **head}}
+    with_checkout = review(gh, r.path).report
+    without = review(gh, None).report
+    found = [(f.rule, f.path, f.line) for f in without.findings]
+    assert found == [(f.rule, f.path, f.line) for f in with_checkout.findings] and found
+    assert without.verdict == with_checkout.verdict and without.incomplete == ()
+    # Only the head of the modified test and AGENTS.md were read; the rest came from the patches.
+    assert [q for q in gh.graphql() if q.startswith("blobs")] == ["blobs:2"]
