@@ -355,8 +355,9 @@ class Publisher:
 
     def _dedupe(self, plan: Plan, identity: str, created_at: str) -> None:
         # A concurrent run (or a retried POST that had gone through) may have left another: keep the oldest.
-        # Either was posted after this run's first listing, within the run: GitHub ends any job after six
-        # hours, so the comments updated in the six hours before this one's creation are all there is to see.
+        # Either was posted after this run's first listing, so during this run: the shipped workflows stop a
+        # run after 10 minutes and GitHub-hosted jobs after six hours, so the comments updated in the six
+        # hours before this one's creation hold any duplicate.
         listed = self._listed_since(plan.number, _window_before(created_at))
         if listed is None:
             return
