@@ -231,9 +231,8 @@ class GitHubClient:
         """The token's own login (workflow tokens cannot read GET /user; GraphQL viewer works)."""
 
         def ask() -> str:
-            login = self.gh.requester.graphql_query("query { viewer { login } }", {})[1]["data"]["viewer"][
-                "login"
-            ]
+            data = self.gh.requester.graphql_query("query { viewer { login } }", {})[1]
+            login = data["data"]["viewer"]["login"]
             if not isinstance(login, str) or not login:
                 raise TypeError("viewer.login is not a string")
             return login
