@@ -402,3 +402,31 @@ def test_the_api_review_with_rebuilt_base_texts_equals_the_checkout_review(gh, m
     assert without.verdict == with_checkout.verdict and without.incomplete == ()
     # Only the head of the modified test and AGENTS.md were read; the rest came from the patches.
     assert [q for q in gh.graphql() if q.startswith("blobs")] == ["blobs:2"]
+
+
+def test_a_rate_limit_on_a_file_read_ends_the_run_and_is_no_finding(gh, monkeypatch, capsys):
+    # GraphQL says the test's text is truncated, so a rule reads it through the contents API, which is
+    # rate-limited until an hour from now: the run stops (exit 2) instead of blaming the PR with findings.
+    import time
+
+    st = _modified_test_pull(gh)
+    reset = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 3600)}
+    st.fail[("GET", "/repos/{owner}/{repo}/contents/{path}")] = [
+        (403, ghapi.error("API rate limit exceeded"), reset)
+    ]
+    answer = ghapi.blobs_answer
+
+    def truncating(sent, trees, repo):
+        body = answer(sent, trees, repo)
+        for key, expression in sent["variables"].items():
+            if expression == f"{st.head}:{TEST}":
+                body["data"]["repository"]["f" + key[1:]]["isTruncated"] = True
+        return body
+
+    monkeypatch.setattr(ghapi, "blobs_answer", truncating)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    client = github_client(gh, no_wait())
+    code = guarded(lambda a, e: run(a, e, client), args(repo="octo/repo", pr=7))
+    err = capsys.readouterr().err
+    assert code == 2 and "rate limit" in err and "internal error" not in err
+    assert gh.writes() == []
