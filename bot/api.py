@@ -13,7 +13,8 @@ class GitHubError(Exception):
     """A GitHub API failure, with a message fit for the user (never the token or request headers).
 
     kind is one of: auth (401), read-only (403 "Resource not accessible by integration"), forbidden,
-    not-found, rate-limited, invalid (422), unavailable (5xx, timeouts, connection errors).
+    not-found, rate-limited, invalid (422), unavailable (5xx, timeouts, connection errors), malformed (a
+    2xx answer that is not what GitHub documents: truncated JSON, an HTML page, null, wrong types).
     """
 
     def __init__(self, kind: str, message: str, status: int | None = None) -> None:
@@ -24,7 +25,8 @@ class GitHubError(Exception):
     @property
     def fatal_for_writes(self) -> bool:
         """Errors that retrying or the next write cannot fix: stop writing and say so once."""
-        return self.kind in ("auth", "read-only", "forbidden", "rate-limited")
+        # A malformed answer means something between the bot and GitHub is broken: write nothing more.
+        return self.kind in ("auth", "read-only", "forbidden", "rate-limited", "malformed")
 
 
 class PullInfo(Frozen):
@@ -76,6 +78,14 @@ class ReviewInfo(Frozen):
     commit_id: str | None = None
 
 
+class Blob(Frozen):
+    """A file's content at one commit as GraphQL's Blob gives it; text is None for a binary file."""
+
+    size: int
+    text: str | None = None
+    truncated: bool = False
+
+
 class Annotation(Frozen):
     """A check-run annotation."""
 
@@ -95,7 +105,7 @@ class Client(Protocol):
     def pull(self, number: int) -> PullInfo: ...
     def pull_files(self, number: int) -> tuple[PullFile, ...]: ...
     def reviews(self, number: int) -> tuple[ReviewInfo, ...]: ...
-    def comments(self, number: int) -> tuple[Comment, ...]: ...
+    def comments(self, number: int, since: str | None = None) -> tuple[Comment, ...]: ...
     def create_comment(self, number: int, body: str) -> Comment: ...
     def edit_comment(self, comment_id: int, body: str) -> None: ...
     def delete_comment(self, comment_id: int) -> None: ...
@@ -106,6 +116,7 @@ class Client(Protocol):
     def remove_label(self, number: int, name: str) -> None: ...
     def permission(self, login: str) -> str: ...
     def read_file(self, ref: str, path: str) -> bytes | None: ...
+    def read_blobs(self, wanted: tuple[tuple[str, str], ...]) -> dict[tuple[str, str], Blob | None]: ...
     def tree_paths(self, ref: str) -> tuple[str, ...]: ...
     def create_status(self, sha: str, state: str, description: str, context: str) -> None: ...
     def create_check_run(

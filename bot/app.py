@@ -116,8 +116,11 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         if ctx.report is None:
             raise ReviewError(redact(str(exc), token)) from None
         ctx.messages.append(str(exc))
+        ctx.failed = ctx.failed or getattr(exc, "kind", None) == "malformed"
     tell(ctx.messages, token)
-    return 0 if ctx.report is None else emit(args, ctx.report)
+    code = 0 if ctx.report is None else emit(args, ctx.report)
+    # 2, not the report's code: what was published is not known to be what the report says.
+    return 2 if ctx.failed else code
 
 
 def client_for(settings, repo: str):  # type: ignore[no-untyped-def]

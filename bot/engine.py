@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from bot.api import GitHubError
 from bot.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
 from bot.models import ChangeSet, Coverage, FileStatus, Finding, Report, Severity, UnreadableFile, Verdict
 from rules.agents import load_policy
@@ -74,6 +75,8 @@ def _run(rule: Rule, review: Review) -> list[Finding]:
         return [f for f in rule.check(ctx) if f.path is None or ctx.applies(f.path)]
     except UnreadableFile as exc:
         return [ctx.finding(f"File could not be reviewed: {exc.reason}", path=exc.path)]
+    except GitHubError:
+        raise  # GitHub failing (token, rate limit) is the run's problem, not a finding against the PR
     except Exception as exc:  # noqa: BLE001 - one broken rule must not stop the review
         return [
             Finding(

@@ -7,14 +7,29 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, TypeVar
 
 import requests
-from github import Auth, Github, GithubException, GithubRetry, RateLimitExceededExceedsMaxWait
-from github.IssueComment import IssueComment
-from github.PaginatedList import PaginatedList
+from github import (
+    Auth,
+    BadAttributeException,
+    Github,
+    GithubException,
+    GithubRetry,
+    RateLimitExceededExceedsMaxWait,
+)
 
-from bot.api import DEFAULT_API_URL, Annotation, Comment, GitHubError, PullFile, PullInfo, ReviewInfo
+from bot.api import (
+    DEFAULT_API_URL,
+    Annotation,
+    Blob,
+    Comment,
+    GitHubError,
+    PullFile,
+    PullInfo,
+    ReviewInfo,
+)
 from bot.models import MAX_TEXT_BYTES, UnreadableFile
 
 T = TypeVar("T")
@@ -25,6 +40,12 @@ MAX_WAIT = 120.0
 SECONDARY_WAIT = 60.0
 TIMEOUT = 30
 READ_ONLY = "Resource not accessible by integration"
+# Blobs asked for in one GraphQL query: one request for up to this many files of a review.
+BLOBS_PER_QUERY = 50
+# What a 2xx answer that is not GitHub's documented shape raises while PyGithub or the bot reads it:
+# truncated JSON (ValueError), an HTML page or null (KeyError, TypeError, AttributeError), wrong types
+# (PyGithub's BadAttributeException, pydantic's ValidationError, itself a ValueError).
+MALFORMED = (ValueError, TypeError, KeyError, AttributeError, IndexError, BadAttributeException)
 
 
 def _header_seconds(headers: Any, name: str) -> float | None:
@@ -172,15 +193,6 @@ def translate(exc: Exception, what: str) -> GitHubError:
     raise exc
 
 
-def _user(obj: Any) -> tuple[str, str]:
-    # A deleted account shows as null; GitHub renders it as "ghost".
-    return (obj.login, obj.type or "User") if obj is not None else ("ghost", "User")
-
-
-def _stamp(value: datetime | None) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
-
-
 class GitHubClient:
     """Every GitHub API call the bot makes, for one repository."""
 
@@ -191,102 +203,82 @@ class GitHubClient:
         self._path = f"/repos/{repo}"
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
+        """fn's result; every failure, a malformed answer included, as one GitHubError naming the request."""
         try:
             return fn()
         except (GithubException, requests.exceptions.RequestException) as exc:
             raise translate(exc, what) from None
+        except MALFORMED as exc:
+            raise malformed(what, exc) from None
 
     def _json(
-        self, verb: str, path: str, body: dict[str, Any] | None = None, params: dict | None = None
-    ) -> Any:
+        self,
+        verb: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        params: dict | None = None,
+        parse: Callable[[Any], T] | None = None,
+    ) -> T:
+        """One request and the reading of its answer, so a malformed answer fails as the request it was."""
         what = f"{verb} {path}"
         req = self.gh.requester
-        return self._call(what, lambda: req.requestJsonAndCheck(verb, path, parameters=params, input=body)[1])
+        read = parse or partial(_json_answer, verb)
+        return self._call(
+            what, lambda: read(req.requestJsonAndCheck(verb, path, parameters=params, input=body)[1])
+        )
 
     def viewer(self) -> str:
         """The token's own login (workflow tokens cannot read GET /user; GraphQL viewer works)."""
-        data = self._call(
-            "viewer", lambda: self.gh.requester.graphql_query("query { viewer { login } }", {})[1]
-        )
-        return data["data"]["viewer"]["login"]
+
+        def ask() -> str:
+            data = self.gh.requester.graphql_query("query { viewer { login } }", {})[1]
+            login = data["data"]["viewer"]["login"]
+            if not isinstance(login, str) or not login:
+                raise TypeError("viewer.login is not a string")
+            return login
+
+        return self._call("POST /graphql (viewer)", ask)
 
     def pull(self, number: int) -> PullInfo:
-        data = self._json("GET", f"{self._path}/pulls/{number}")
-        return PullInfo(
-            number=data["number"],
-            title=data.get("title") or "",
-            body=data.get("body") or "",
-            author=(data.get("user") or {}).get("login", "ghost"),
-            draft=bool(data.get("draft")),
-            state=data.get("state", "open"),
-            head_sha=data["head"]["sha"],
-            head_ref=data["head"].get("ref"),
-            head_repo=(data["head"].get("repo") or {}).get("full_name"),
-            base_sha=data["base"]["sha"],
-            base_ref=data["base"].get("ref"),
-            labels=tuple(lb["name"] for lb in data.get("labels") or ()),
-            changed_files=data.get("changed_files") or 0,
-            url=data.get("html_url"),
-        )
+        return self._json("GET", f"{self._path}/pulls/{number}", parse=_pull_info)
+
+    def _list(
+        self, path: str, item: Callable[[Any], T], params: dict[str, str] | None = None
+    ) -> tuple[T, ...]:
+        """Every page of a REST list, 100 a page, each item read by item(); one GitHubError on any fault.
+
+        Paged here rather than by PyGithub, which reads a `null` page as an empty one: a list must be a
+        JSON list, and each of its items what item() can read, or the answer is malformed.
+        """
+        req = self.gh.requester
+
+        def pages() -> tuple[T, ...]:
+            out: list[T] = []
+            url: str | None = path
+            query: dict[str, Any] | None = {**(params or {}), "per_page": 100}
+            while url is not None:
+                headers, data = req.requestJsonAndCheck("GET", url, parameters=query)
+                if not isinstance(data, list):
+                    raise TypeError("a page of a list is not a JSON list")
+                out.extend(item(entry) for entry in data)
+                url, query = _next_page(headers), None  # the next link carries the query itself
+            return tuple(out)
+
+        return self._call(f"GET {path}", pages)
 
     def pull_files(self, number: int) -> tuple[PullFile, ...]:
-        pages = self._repo.get_pull(number).get_files()
-        return self._call(
-            f"GET {self._path}/pulls/{number}/files",
-            lambda: tuple(
-                PullFile(
-                    path=f.filename,
-                    status=f.status,
-                    previous_path=f.previous_filename,
-                    patch=f.patch,
-                    changes=f.changes or 0,
-                )
-                for f in pages
-            ),
-        )
+        return self._list(f"{self._path}/pulls/{number}/files", _pull_file)
 
     def reviews(self, number: int) -> tuple[ReviewInfo, ...]:
-        pages = self._repo.get_pull(number).get_reviews()
-        return self._call(
-            f"GET {self._path}/pulls/{number}/reviews",
-            lambda: tuple(
-                ReviewInfo(
-                    id=r.id,
-                    author=_user(r.user)[0],
-                    state=r.state,
-                    commit_id=r.commit_id,
-                )
-                for r in pages
-            ),
-        )
+        return self._list(f"{self._path}/pulls/{number}/reviews", _review)
 
-    def comments(self, number: int) -> tuple[Comment, ...]:
+    def comments(self, number: int, since: str | None = None) -> tuple[Comment, ...]:
+        """The pull request's comments, or only those updated at or after since (an ISO 8601 time)."""
         path = f"{self._path}/issues/{number}/comments"
-        pages = PaginatedList(IssueComment, self.gh.requester, path, None)
-        return self._call(
-            f"GET {path}",
-            lambda: tuple(
-                Comment(
-                    id=c.id,
-                    author=_user(c.user)[0],
-                    author_type=_user(c.user)[1],
-                    body=c.body or "",
-                    created_at=_stamp(c.created_at),
-                )
-                for c in pages
-            ),
-        )
+        return self._list(path, _comment, {"since": since} if since else None)
 
     def create_comment(self, number: int, body: str) -> Comment:
-        data = self._json("POST", f"{self._path}/issues/{number}/comments", {"body": body})
-        user = data.get("user") or {}
-        return Comment(
-            id=data["id"],
-            author=user.get("login", "ghost"),
-            author_type=user.get("type") or "User",
-            body=data.get("body") or "",
-            created_at=data.get("created_at", ""),
-        )
+        return self._json("POST", f"{self._path}/issues/{number}/comments", {"body": body}, parse=_comment)
 
     def edit_comment(self, comment_id: int, body: str) -> None:
         self._json("PATCH", f"{self._path}/issues/comments/{comment_id}", {"body": body})
@@ -302,8 +294,7 @@ class GitHubClient:
         self._json("POST", f"{self._path}/issues/comments/{comment_id}/reactions", {"content": content})
 
     def repo_labels(self) -> tuple[str, ...]:
-        pages = self._repo.get_labels()
-        return self._call(f"GET {self._path}/labels", lambda: tuple(lb.name for lb in pages))
+        return self._list(f"{self._path}/labels", _label_name)
 
     def create_label(self, name: str, color: str, description: str) -> None:
         try:
@@ -330,32 +321,87 @@ class GitHubClient:
         return self._call(what, lambda: self._repo.get_collaborator_permission(login))
 
     def read_file(self, ref: str, path: str) -> bytes | None:
+        def read() -> bytes | None | UnreadableFile:
+            found = self._repo.get_contents(path, ref=ref)
+            if isinstance(found, list) or found.type not in ("file", "symlink"):
+                return None
+            if found.type == "symlink":
+                return (found.target or "").encode()
+            if found.size > MAX_TEXT_BYTES or found.encoding != "base64":
+                return UnreadableFile(
+                    path, f"file is {found.size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit"
+                )
+            data = found.decoded_content
+            if len(data) != found.size:  # a cut answer decodes to fewer bytes than GitHub says the file has
+                raise ValueError(f"content is {len(data):,} bytes, the file {found.size:,}")
+            return data
+
         try:
-            found = self._call(f"GET contents of {path}", lambda: self._repo.get_contents(path, ref=ref))
+            got = self._call(f"GET contents of {path}", read)
         except GitHubError as exc:
             if exc.kind == "not-found":
                 return None
             raise
-        if isinstance(found, list) or found.type not in ("file", "symlink"):
-            return None
-        if found.type == "symlink":
-            return (found.target or "").encode()
-        if found.size > MAX_TEXT_BYTES or found.encoding != "base64":
-            raise UnreadableFile(
-                path, f"file is {found.size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit"
-            )
-        return found.decoded_content
+        if isinstance(got, UnreadableFile):
+            raise got
+        return got
+
+    def read_blobs(self, wanted: tuple[tuple[str, str], ...]) -> dict[tuple[str, str], Blob | None]:
+        """Files at commits, up to BLOBS_PER_QUERY per GraphQL request; None where the path is no file.
+
+        Paths go in as variables, never into the query text. Schema: GitHub's GraphQL reference,
+        `Repository.object(expression: "REV:PATH")` and the `Blob` fields (tests/fixtures/github/README.md).
+        """
+        owner, name = self.repo.split("/")
+        out: dict[tuple[str, str], Blob | None] = {}
+        for start in range(0, len(wanted), BLOBS_PER_QUERY):
+            chunk = wanted[start : start + BLOBS_PER_QUERY]
+            what = f"POST /graphql (blobs of {len(chunk)} files, first {chunk[0][1]})"
+            out.update(self._call(what, partial(self._blobs, owner, name, chunk)))
+        return out
+
+    def _blobs(
+        self, owner: str, name: str, chunk: tuple[tuple[str, str], ...]
+    ) -> dict[tuple[str, str], Blob | None]:
+        params = "".join(f", $e{i}: String!" for i in range(len(chunk)))
+        fields = " ".join(
+            f"f{i}: object(expression: $e{i}) {{ ... on Blob {{ byteSize isTruncated text }} }}"
+            for i in range(len(chunk))
+        )
+        query = (
+            f"query($owner: String!, $name: String!{params}) "
+            f"{{ repository(owner: $owner, name: $name) {{ {fields} }} }}"
+        )
+        variables = {
+            "owner": owner,
+            "name": name,
+            **{f"e{i}": f"{rev}:{path}" for i, (rev, path) in enumerate(chunk)},
+        }
+        repo = self.gh.requester.graphql_query(query, variables)[1]["data"]["repository"]
+        out: dict[tuple[str, str], Blob | None] = {}
+        for i, key in enumerate(chunk):
+            node = repo[f"f{i}"]  # a missing alias is a malformed answer (KeyError)
+            # null: nothing at that path; {}: a tree or submodule there, which is no file either.
+            out[key] = Blob.model_validate(_blob_fields(node)) if node else None
+        return out
 
     def tree_paths(self, ref: str) -> tuple[str, ...]:
-        tree = self._call(f"GET tree {ref[:12]}", lambda: self._repo.get_git_tree(ref, recursive=True))
-        if tree.raw_data.get("truncated"):
+        def listing() -> tuple[tuple[str, ...], bool]:
+            tree = self._repo.get_git_tree(ref, recursive=True)
+            paths = tuple(e.path for e in tree.tree if e.type == "blob")
+            if not all(isinstance(p, str) for p in paths):
+                raise TypeError("a tree entry's path is not a string")
+            return paths, bool(tree.raw_data.get("truncated"))
+
+        paths, truncated = self._call(f"GET tree {ref[:12]}", listing)
+        if truncated:
             # GitHub lists at most 100,000 entries (7 MB) of a recursive tree; say so rather than guess.
             log.warning(
                 "GitHub listed only part of the files at %s (%d); files beyond it were not looked at",
                 ref[:12],
-                len(tree.tree),
+                len(paths),
             )
-        return tuple(e.path for e in tree.tree if e.type == "blob")
+        return paths
 
     def create_status(self, sha: str, state: str, description: str, context: str) -> None:
         body = {"state": state, "description": description[:140], "context": context}
@@ -378,13 +424,113 @@ class GitHubClient:
             "conclusion": conclusion,
             "output": output,
         }
-        return self._json("POST", f"{self._path}/check-runs", body)["id"]
+        return self._json("POST", f"{self._path}/check-runs", body, parse=lambda data: int(data["id"]))
 
     def update_check_run(
         self, run_id: int, title: str, summary: str, annotations: tuple[Annotation, ...]
     ) -> None:
         output = {"title": title, "summary": summary, "annotations": [_annotation(a) for a in annotations]}
         self._json("PATCH", f"{self._path}/check-runs/{run_id}", {"output": output})
+
+
+def malformed(what: str, exc: BaseException) -> GitHubError:
+    """The error for a 2xx answer the bot cannot read; names the request and what was wrong, not the body."""
+    detail = type(exc).__name__
+    if isinstance(exc, KeyError):
+        detail = f"missing field {exc.args[0]!r}"[:80] if exc.args else detail
+    return GitHubError(
+        "malformed",
+        f"{what}: GitHub's answer was not what its API documents ({detail}: truncated, an HTML page, null or "
+        "wrong types); a proxy or GitHub itself may be failing. Stopped before writing anything more.",
+    )
+
+
+def _json_answer(verb: str, data: Any) -> Any:
+    """An answer the bot does not read further must still be GitHub's JSON: an object or a list.
+
+    A DELETE may answer 204 without a body; anything else (an HTML page PyGithub wraps as {"data": "<..."},
+    null) is malformed.
+    """
+    if data is None and verb == "DELETE":
+        return data
+    if not isinstance(data, dict | list) or (isinstance(data, dict) and set(data) == {"data"}):
+        raise TypeError("not a JSON object or list")
+    return data
+
+
+def _pull_info(data: Any) -> PullInfo:
+    return PullInfo(
+        number=data["number"],
+        title=data.get("title") or "",
+        body=data.get("body") or "",
+        author=(data.get("user") or {}).get("login", "ghost"),
+        draft=bool(data.get("draft")),
+        state=data.get("state", "open"),
+        head_sha=data["head"]["sha"],
+        head_ref=data["head"].get("ref"),
+        head_repo=(data["head"].get("repo") or {}).get("full_name"),
+        base_sha=data["base"]["sha"],
+        base_ref=data["base"].get("ref"),
+        labels=tuple(lb["name"] for lb in data.get("labels") or ()),
+        changed_files=data.get("changed_files") or 0,
+        url=data.get("html_url"),
+    )
+
+
+def _next_page(headers: Any) -> str | None:
+    """The `rel="next"` address of a Link header, or None on the last page."""
+    link = next((v for k, v in (headers or {}).items() if k.lower() == "link"), None)
+    if not link:
+        return None
+    return next((p["url"] for p in requests.utils.parse_header_links(link) if p.get("rel") == "next"), None)
+
+
+def _login(user: Any) -> tuple[str, str]:
+    # A deleted account shows as null; GitHub renders it as "ghost".
+    if user is None:
+        return "ghost", "User"
+    return user["login"], user.get("type") or "User"
+
+
+def _comment(data: Any) -> Comment:
+    login, kind = _login(data.get("user"))
+    return Comment(
+        id=data["id"],
+        author=login,
+        author_type=kind,
+        body=data.get("body") or "",
+        created_at=data.get("created_at") or "",
+    )
+
+
+def _pull_file(data: Any) -> PullFile:
+    return PullFile(
+        path=data["filename"],
+        status=data["status"],
+        previous_path=data.get("previous_filename"),
+        patch=data.get("patch"),
+        changes=data.get("changes") or 0,
+    )
+
+
+def _review(data: Any) -> ReviewInfo:
+    return ReviewInfo(
+        id=data["id"],
+        author=_login(data.get("user"))[0],
+        state=data["state"],
+        commit_id=data.get("commit_id"),
+    )
+
+
+def _label_name(data: Any) -> str:
+    name = data["name"]
+    if not isinstance(name, str):
+        raise TypeError("a label's name is not a string")
+    return name
+
+
+def _blob_fields(node: Any) -> dict[str, Any]:
+    return {"size": node["byteSize"], "text": node["text"], "truncated": node["isTruncated"]}
 
 
 def _annotation(a: Annotation) -> dict[str, Any]:

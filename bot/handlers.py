@@ -13,7 +13,7 @@ from bot.config import CONFIG_PATH, Config, ConfigError, load_config
 from bot.engine import labels_for, read_config, review
 from bot.events import Event
 from bot.local import GitReader
-from bot.models import ChangeSet, Report, UnreadableFile, Waiver
+from bot.models import ChangeSet, ReadFault, Report, UnreadableFile, Waiver
 from bot.publish import (
     Publisher,
     State,
@@ -27,7 +27,7 @@ from bot.publish import (
     review_labels,
     wants_review_label,
 )
-from bot.pull import ApiReader, load_pull, local_checkout, unreviewed_that_matter
+from bot.pull import ApiReader, load_pull, local_checkout, prefetch, read_faults, unreviewed_that_matter
 from bot.render import MARKER
 from bot.waivers import apply_waivers, stamp
 
@@ -52,6 +52,8 @@ class Context:
     report: Report | None = None
     messages: list[str] = field(default_factory=list)
     writes: int = 0
+    # The run must end with exit 2 although a report exists: a malformed answer, or a publish left unverified.
+    failed: bool = False
     # Files read through the API during this run, each fetched once (the config, then the review's reads).
     api_reader: ApiReader | None = None
 
@@ -71,22 +73,43 @@ def config_at(ctx: Context, base_sha: str) -> Config:
             else ctx.reader().read(base_sha, ctx.config_path)
         )
         return load_config(data)
+    except ReadFault as exc:
+        # Defaults in place of a config GitHub failed to give would decide who may run commands: stop.
+        raise GitHubError("unavailable", f"the config {ctx.config_path}: {exc.reason}") from None
     except (ConfigError, UnreadableFile) as exc:
         log.warning("config ignored, defaults used: %s", exc)
         return Config()
 
 
-def _guard_partial(report: Report, missing: tuple[str, ...], config: Config) -> Report:
-    # A review that could not see files a rule reads must not call the pull request ready.
-    if not missing or report.verdict != "ready":
+def _guard_partial(
+    report: Report, missing: tuple[str, ...], faults: dict[str, str], config: Config
+) -> Report:
+    """A review that could not see files a rule reads is not complete: never ready, and it says which and why.
+
+    Findings on a file whose read failed are withheld: they would blame the file for GitHub's fault.
+    """
+    if not missing:
         return report
-    shown = ", ".join(missing[:5]) + (" and more" if len(missing) > 5 else "")
-    note = f"Review incomplete, so not marked ready: {shown} could not be reviewed."
+    shown = "; ".join(missing[:5]) + (f"; and {len(missing) - 5} more" if len(missing) > 5 else "")
+    note = f"Review not complete, so not marked ready: could not see {shown}."
+    findings = tuple(f for f in report.findings if f.path not in faults)
+    coverage = report.coverage
+    unread = tuple(p for p in faults if p not in coverage.not_reviewed)
+    if unread:
+        coverage = coverage.model_copy(
+            update={
+                "not_reviewed": coverage.not_reviewed + unread,
+                "files_reviewed": max(0, coverage.files_reviewed - len(unread)),
+            }
+        )
     return report.model_copy(
         update={
             "verdict": "needs-work",
             "labels": labels_for("needs-work", config),
+            "findings": findings,
+            "coverage": coverage,
             "notes": (*report.notes, note),
+            "incomplete": missing,
         }
     )
 
@@ -95,7 +118,11 @@ def _finish(ctx: Context, publisher: Publisher) -> None:
     ctx.writes += publisher.writes
     if publisher.error is not None:
         ctx.messages.append(str(publisher.error))
+        ctx.failed = ctx.failed or publisher.error.kind == "malformed"
     ctx.messages.extend(publisher.problems)
+    if publisher.unverified is not None:
+        ctx.messages.append(publisher.unverified)
+        ctx.failed = True
 
 
 def reviewed(ctx: Context, info: PullInfo) -> tuple[ChangeSet, Config, Report]:
@@ -105,13 +132,25 @@ def reviewed(ctx: Context, info: PullInfo) -> tuple[ChangeSet, Config, Report]:
     """
     changeset = load_pull(ctx.client, info, ctx.checkout, ctx.reader())
     config = read_config(changeset, ctx.config_path)[0]
+    if ctx.config_path in read_faults(changeset):
+        # Without its trusted config the bot cannot know which rules apply: it reviews nothing.
+        raise GitHubError(
+            "unavailable", f"the config {ctx.config_path}: {read_faults(changeset)[ctx.config_path]}"
+        )
+    prefetch(changeset, config)
     return changeset, config, review(changeset, config_path=ctx.config_path)
 
 
 def settled(report: Report, changeset: ChangeSet, config: Config, waivers: tuple[Waiver, ...]) -> Report:
     """The report with the comment waivers applied and never ready when files a rule reads went unseen."""
-    report, _ = apply_waivers(report, waivers, changeset, config)
-    return _guard_partial(report, unreviewed_that_matter(changeset, config), config)
+    faults = read_faults(changeset)
+    applied, lapsed = apply_waivers(report, waivers, changeset, config)
+    if faults and lapsed:
+        # Whether the waived code changed cannot be told from a partial view: the waivers are kept, unused,
+        # for the next complete review to judge (dropping them would lose them for good).
+        applied, _ = apply_waivers(report, tuple(w for w in waivers if w not in lapsed), changeset, config)
+        applied = applied.model_copy(update={"waivers": applied.waivers + lapsed})
+    return _guard_partial(applied, unreviewed_that_matter(changeset, config), faults, config)
 
 
 def review_pull(

@@ -88,6 +88,13 @@ class UnreadableFile(Exception):
         self.reason = reason
 
 
+class ReadFault(UnreadableFile):
+    """A file could not be read because GitHub or the network failed, not because of what it holds.
+
+    The review that meets one is not complete: it is never called ready, and nothing is blamed on the file.
+    """
+
+
 class TextReader(Protocol):
     """Where a change set reads file contents from (local git, GitHub API)."""
 
@@ -306,6 +313,8 @@ class Report(Frozen):
     pr_number: int | None = None
     # OWNER/NAME, set by `bot review`: what a saved Report was computed for (`bot publish` checks it).
     repository: str | None = None
+    # Files a rule would read that the review could not see, each with why: such a review is never ready.
+    incomplete: tuple[str, ...] = ()
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)

@@ -12,6 +12,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from functools import partial
 
 from pydantic import ValidationError
@@ -26,6 +27,8 @@ log = logging.getLogger(__name__)
 STATUS_CONTEXT = "bot/review"
 CHECK_NAME = "bot review"
 ANNOTATION_BATCH = 50
+# Listings of the comments after creating the status comment, to find a duplicate a retried POST left.
+DEDUPE_LISTINGS = 2
 CHECK_TEXT_LIMIT = 65_000
 STATE_PREFIX = "<!-- bot-review:state "
 _STATE = re.compile(r"<!-- bot-review:state ([A-Za-z0-9+/=]+) -->")
@@ -170,6 +173,8 @@ def status_plan(report: Report, check_run: bool) -> StatusPlan:
     # The words of the comment's heading and counts line, so the status and the comment read alike.
     counts = ", ".join(_plural(report.count(s), s.value) for s in Severity)
     head = "ready for review" if report.verdict == "ready" else "needs work"
+    if report.incomplete:
+        head = f"not complete ({_plural(len(report.incomplete), 'file')} unseen)"
     state = "success" if report.verdict == "ready" else "failure"
     if not check_run:
         return StatusPlan(kind="commit-status", state=state, description=f"{head}: {counts}")
@@ -221,6 +226,8 @@ class Publisher:
         self.writes = 0
         self.error: GitHubError | None = None
         self.problems: list[str] = []
+        # Set when the new status comment could not be checked for a duplicate: the run must say so and fail.
+        self.unverified: str | None = None
 
     def write(self, what: str, fn: Callable[[], object]) -> bool:
         """Run one write unless a fatal error happened before; in dry-run, print it instead."""
@@ -318,18 +325,43 @@ class Publisher:
                 partial(self.client.edit_comment, plan.comment_id, plan.comment_body),
             )
         elif plan.comment_action == "create":
+            made: list[Comment] = []
             created = self.write(
                 "create the status comment",
-                lambda: self.client.create_comment(plan.number, plan.comment_body),
+                lambda: made.append(self.client.create_comment(plan.number, plan.comment_body)),
             )
             if created and not self.dry_run:
-                self._dedupe(plan, identity)
+                self._dedupe(plan, identity, made[0].created_at if made else "")
         for dup in plan.duplicates:
             self.write(f"delete duplicate status comment {dup}", partial(self.client.delete_comment, dup))
 
-    def _dedupe(self, plan: Plan, identity: str) -> None:
+    def _listed_since(self, number: int, since: str | None) -> tuple[Comment, ...] | None:
+        """The comments updated since then, listed again when a listing fails; None if none succeeded."""
+        failure: GitHubError | None = None
+        for _ in range(DEDUPE_LISTINGS):
+            try:
+                return self.client.comments(number, since=since)
+            except GitHubError as exc:
+                failure = exc
+                if exc.fatal_for_writes:
+                    break
+                log.warning("could not list the comments to look for a duplicate status comment: %s", exc)
+        assert failure is not None
+        self.unverified = (
+            "the status comment was created, but the comments could not be listed again to remove a "
+            f"duplicate (a retried POST may have posted twice): {failure} Run the review again to remove it."
+        )
+        return None
+
+    def _dedupe(self, plan: Plan, identity: str, created_at: str) -> None:
         # A concurrent run (or a retried POST that had gone through) may have left another: keep the oldest.
-        mine = ours(self.client.comments(plan.number), identity)
+        # Either was posted after this run's first listing, so during this run: the shipped workflows stop a
+        # run after 10 minutes and GitHub-hosted jobs after six hours, so the comments updated in the six
+        # hours before this one's creation hold any duplicate.
+        listed = self._listed_since(plan.number, _window_before(created_at))
+        if listed is None:
+            return
+        mine = ours(listed, identity)
         if not mine:  # not listed yet, or written under another name than the identity query gave
             log.warning("the new status comment is not listed as %s's; duplicates not checked", identity)
             return
@@ -341,6 +373,15 @@ class Publisher:
             )
         for c in extra:
             self.write(f"delete duplicate status comment {c.id}", partial(self.client.delete_comment, c.id))
+
+
+def _window_before(stamp: str) -> str | None:
+    """An ISO 8601 time six hours before stamp (GitHub's `since`), or None to list everything."""
+    try:
+        when = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    return (when - timedelta(hours=6)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _without_status(plan: Plan) -> Plan:

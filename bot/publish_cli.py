@@ -118,9 +118,14 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         return 0
     if disagrees(report, recomputed):
         print(f"bot: {disagreement(report, recomputed, args.dry_run)}", file=sys.stderr)
-    publish(ctx, recomputed, fresh, comments, identity, state, config)
+    try:
+        publish(ctx, recomputed, fresh, comments, identity, state, config)
+    except GitHubError as exc:
+        ctx.messages.append(str(exc))
+        ctx.failed = True
     tell(ctx.messages, token)
-    return emit(args, recomputed)
+    code = emit(args, recomputed)
+    return 2 if ctx.failed else code
 
 
 def _found(report: Report) -> Counter[tuple[str, str | None, int | None]]:

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from bot import globs
-from bot.api import Client, PullFile, PullInfo
+from bot.api import Client, GitHubError, PullFile, PullInfo
 from bot.config import CONFIG_PATH, Config
 from bot.diff import DiffError, parse_hunks
 from bot.local import GitReader, SourceError, load_changeset, open_repo, resolve
-from bot.models import ChangeSet, FileChange, FileStatus, Hunk, PullRequest
+from bot.models import (
+    MAX_TEXT_BYTES,
+    ChangeSet,
+    FileChange,
+    FileStatus,
+    Hunk,
+    PullRequest,
+    ReadFault,
+    UnreadableFile,
+)
+from rules.agents import is_policy_path
 from rules.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
@@ -30,23 +42,225 @@ _STATUS = {
 
 
 class ApiReader:
-    """Reads file text at exact commit SHAs through the contents and trees APIs."""
+    """Reads file text at exact commit SHAs: from the patch when it holds the whole file, else the API.
+
+    Reads a review will make are fetched ahead in GraphQL batches (prefetch); any other read is one
+    contents request. A read that fails for GitHub's or the network's sake is a ReadFault, recorded in
+    faults: the review is then not complete. A 404 for a file the pull request's list says exists is one.
+    """
 
     def __init__(self, client: Client) -> None:
         self.client = client
         self._paths: dict[str, tuple[str, ...]] = {}
-        self._blobs: dict[tuple[str, str], bytes | None] = {}
+        # (rev, path) -> bytes, None (no file there) or the UnreadableFile a read of it raises.
+        self._blobs: dict[tuple[str, str], bytes | UnreadableFile | None] = {}
+        self._listed: set[tuple[str, str]] = set()
+        # base (rev, path) -> (head (rev, path), patch, changes): a modified file's base, from head and patch.
+        self._rebuild: dict[tuple[str, str], tuple[tuple[str, str], str, int]] = {}
+        self.faults: dict[str, str] = {}
+
+    def expect(
+        self, base_sha: str, head_sha: str, files: list[FileChange], patches: dict[str, tuple[str, int]]
+    ) -> None:
+        """What the files list says exists at each side; the text of files whose patch holds all of it; which
+        base texts can be rebuilt from the head text and the patch. patches: path -> (patch, changes)."""
+        for f in files:
+            if f.status is not FileStatus.REMOVED:
+                self._listed.add((head_sha, f.path))
+            if f.base_path is not None:
+                self._listed.add((base_sha, f.base_path))
+            if f.path not in patches or f.patch_missing:
+                continue
+            patch, changes = patches[f.path]
+            if f.status is FileStatus.ADDED:
+                self._blobs.setdefault((head_sha, f.path), whole_text(patch, added=True))
+            elif f.status is FileStatus.REMOVED:
+                self._blobs.setdefault((base_sha, f.path), whole_text(patch, added=False))
+            elif f.base_path is not None:
+                self._rebuild[(base_sha, f.base_path)] = ((head_sha, f.path), patch, changes)
+        # whole_text gives None when the patch is not the whole file: that is "read it", not "absent".
+        self._blobs = {k: v for k, v in self._blobs.items() if v is not None or k not in self._listed}
 
     def read(self, rev: str, path: str) -> bytes | None:
         # The engine reads the config directly, not through the change set's cache: each blob is fetched once.
-        if (rev, path) not in self._blobs:
-            self._blobs[(rev, path)] = self.client.read_file(rev, path)
-        return self._blobs[(rev, path)]
+        key = (rev, path)
+        if key not in self._blobs and self._rebuilt(key):
+            return self.read(rev, path)
+        if key not in self._blobs:
+            self._blobs[key] = self._fetch(rev, path)
+        got = self._blobs[key]
+        if isinstance(got, UnreadableFile):
+            raise got
+        return got
+
+    def _fetch(self, rev: str, path: str) -> bytes | UnreadableFile | None:
+        try:
+            data = self.client.read_file(rev, path)
+        except UnreadableFile as exc:
+            return exc
+        except GitHubError as exc:
+            if exc.kind not in TRANSIENT:
+                raise  # the token or the rate limit: the run cannot go on, whatever file it was
+            return self._fault(path, str(exc))
+        if data is None and (rev, path) in self._listed:
+            return self._fault(path, "GitHub answered 404 for a file the pull request's files list names")
+        return data
+
+    def _fault(self, path: str, why: str, quiet: bool = False) -> ReadFault:
+        self.faults.setdefault(path, why)
+        if not quiet:
+            log.warning("could not read %s: %s", path, why)
+        return ReadFault(path, why)
+
+    def _rebuilt(self, key: tuple[str, str]) -> bool:
+        """Whether key's text was rebuilt from its head text and patch (reading the head if need be)."""
+        if key not in self._rebuild:
+            return False
+        head_key, patch, changes = self._rebuild.pop(key)
+        try:
+            head = self.read(*head_key)
+        except UnreadableFile:
+            return False
+        text = None if head is None else base_from_head(head, patch, changes)
+        if text is None:
+            return False
+        self._blobs[key] = text
+        return True
+
+    def prefetch(self, wanted: Iterable[tuple[str, str]]) -> None:
+        """Fetch these (rev, path) reads ahead in GraphQL batches; reads already known are skipped.
+
+        A base side the patch can rebuild costs its head side only; if rebuilding fails, it is fetched.
+        """
+        keys = tuple(dict.fromkeys(wanted))
+        rebuild = [k for k in keys if k in self._rebuild and k not in self._blobs]
+        self._fetch_many([k for k in keys if k not in self._rebuild] + [self._rebuild[k][0] for k in rebuild])
+        self._fetch_many([k for k in rebuild if not self._rebuilt(k)])
+
+    def _fetch_many(self, wanted: Iterable[tuple[str, str]]) -> None:
+        todo = tuple(k for k in dict.fromkeys(wanted) if k not in self._blobs)
+        if not todo:
+            return
+        try:
+            blobs = self.client.read_blobs(todo)
+        except GitHubError as exc:
+            if exc.kind not in TRANSIENT:
+                raise
+            log.warning("could not read %d files: %s", len(todo), exc)
+            for key in todo:
+                self._blobs[key] = self._fault(key[1], str(exc), quiet=True)
+            return
+        for key, blob in blobs.items():
+            rev, path = key
+            if blob is None:
+                listed = key in self._listed
+                self._blobs[key] = self._fault(path, _GONE) if listed else None
+            elif blob.size > MAX_TEXT_BYTES:
+                self._blobs[key] = UnreadableFile(
+                    path, f"file is {blob.size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit"
+                )
+            elif blob.text is None:
+                self._blobs[key] = UnreadableFile(path, "binary file (GitHub has no text for it)")
+            elif not blob.truncated:
+                self._blobs[key] = blob.text.encode("utf-8")
+            # A truncated text is left out: a rule that reads it gets it from the contents API.
 
     def list_paths(self, rev: str) -> tuple[str, ...]:
         if rev not in self._paths:
             self._paths[rev] = self.client.tree_paths(rev)
+            # What the tree lists is there: GitHub then finding nothing at such a path is a fault too.
+            self._listed.update((rev, path) for path in self._paths[rev])
         return self._paths[rev]
+
+
+# Errors that fail one read (the review goes on, not complete); any other GitHubError ends the run.
+TRANSIENT = ("unavailable", "malformed")
+_GONE = "GitHub found no file at a path the pull request's files list names"
+_WHOLE = {True: re.compile(r"@@ -0,0 \+1(?:,(\d+))? @@"), False: re.compile(r"@@ -1(?:,(\d+))? \+0,0 @@")}
+
+
+def whole_text(patch: str, added: bool) -> bytes | None:
+    """The whole file an added (or deleted) file's patch holds, or None when the patch is not all of it.
+
+    Such a patch is one hunk of every line, so its text costs no request; the line count is checked
+    against the hunk header, so a cut patch is never taken for the file.
+    """
+    if patch == "":
+        return b""  # an empty file: GitHub lists it with an empty patch
+    lines = patch.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    m = _WHOLE[added].match(lines[0])
+    if m is None:
+        return None
+    sign = "+" if added else "-"
+    body, newline = [], True
+    for line in lines[1:]:
+        if line.startswith("\\"):
+            newline = False  # "\ No newline at end of file"
+        elif line.startswith(sign) and newline:
+            body.append(line[1:])
+        else:
+            return None
+    if len(body) != int(m.group(1) if m.group(1) is not None else 1):
+        return None
+    return ("\n".join(body) + ("\n" if newline else "")).encode("utf-8")
+
+
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def base_from_head(head: bytes, patch: str, changes: int) -> bytes | None:
+    """A modified file's base text: its head text with the patch taken back, or None when that is unsure.
+
+    Sure means: every context and added line of the patch is the head's line at that place, the patch's
+    added and removed lines are all GitHub counted (changes), and both sides end in a newline.
+    """
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.endswith("\n") or "\n\\" in "\n" + patch:
+        return None  # a side without a final newline: left to a read
+    lines = text.split("\n")[:-1]
+    out: list[str] = []
+    at = 0  # head lines copied or matched so far
+    counted = 0
+    rows = patch.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    i = 0
+    while i < len(rows):
+        m = _HUNK.match(rows[i])
+        if m is None:
+            return None
+        new_start, new_len = int(m.group(3)), int(m.group(4) if m.group(4) is not None else 1)
+        before = new_start if new_len == 0 else new_start - 1  # head lines ahead of the hunk
+        if before < at or before > len(lines):
+            return None
+        out.extend(lines[at:before])
+        at = before
+        i += 1
+        while i < len(rows) and not rows[i].startswith("@@"):
+            sign, line = rows[i][:1], rows[i][1:]
+            if sign == "-":
+                out.append(line)
+                counted += 1
+            elif sign in (" ", "+"):
+                if at >= len(lines) or lines[at] != line:
+                    return None
+                if sign == " ":
+                    out.append(line)
+                else:
+                    counted += 1
+                at += 1
+            else:
+                return None
+            i += 1
+    if counted != changes:
+        return None
+    out.extend(lines[at:])
+    return ("\n".join(out) + "\n").encode("utf-8")
 
 
 def to_file_change(pf: PullFile) -> FileChange:
@@ -98,25 +312,29 @@ def load_pull(
 
     reader is the run's API reader when it already read something (the config of a comment command).
     """
-    files = [to_file_change(pf) for pf in client.pull_files(info.number)]
+    listed = client.pull_files(info.number)
+    files = [to_file_change(pf) for pf in listed]
     unlisted = max(0, info.changed_files - len(files))
     top = local_checkout(checkout, info.base_sha, info.head_sha)
     pr = pull_request(info)
     if top is None:
+        reader = reader if reader is not None else ApiReader(client)
+        patches = {pf.path: (pf.patch, pf.changes) for pf in listed if pf.patch is not None}
+        reader.expect(info.base_sha, info.head_sha, files, patches)
         return ChangeSet(
             base_sha=info.base_sha,
             head_sha=info.head_sha,
             files=tuple(files),
             pr=pr,
-            reader=reader if reader is not None else ApiReader(client),
+            reader=reader,
             files_unlisted=unlisted,
         )
     # The API path has no commit messages: the checkout must not give the review other evidence.
     local = load_changeset(top, base=info.base_sha, head=info.head_sha, pr=pr, commits=False)
     by_path = {f.path: f for f in local.files}
     filled = [by_path.get(f.path, f) if f.patch_missing else f for f in files]
-    listed = {f.path for f in files}
-    extra = [f for f in local.files if f.path not in listed] if unlisted else []
+    paths = {f.path for f in files}
+    extra = [f for f in local.files if f.path not in paths] if unlisted else []
     if unlisted:
         log.info("filled %d files beyond the API's list from the local checkout", len(extra))
     return ChangeSet(
@@ -140,9 +358,56 @@ def matters(path: str, config: Config) -> bool:
     )
 
 
+def read_by_rules(path: str, config: Config) -> bool:
+    """Whether a rule reads this file's text: what matters, any TOML (recognised by shape), Python modules
+    the profile globs name (they may hold profile dicts), and CLAUDE.md."""
+    p = config.profiles
+    return (
+        matters(path, config)
+        or is_policy_path(path)
+        or path.endswith(".toml")
+        or (path.endswith(".py") and globs.match(path, p.python_globs))
+    )
+
+
+def reads_needed(changeset: ChangeSet, config: Config) -> tuple[tuple[str, str], ...]:
+    """The (rev, path) reads the rules will make of this change set, decided from paths alone."""
+    cs = changeset.without(config.exclude)
+    wanted: list[tuple[str, str]] = []
+    for f in cs.files:
+        if f.status is not FileStatus.REMOVED and read_by_rules(f.path, config):
+            wanted.append((cs.head_sha, f.path))
+        if f.base_path is not None and read_by_rules(f.base_path, config):
+            wanted.append((cs.base_sha, f.base_path))
+    # The policy at base: every AGENTS.md and CLAUDE.md the base tree lists (the listing is read anyway).
+    wanted += [(cs.base_sha, p) for p in cs.base_paths() if is_policy_path(p)]
+    return tuple(wanted)
+
+
+def prefetch(changeset: ChangeSet, config: Config) -> None:
+    """Fetch the review's reads in batches before the rules ask for them one by one (API reads only)."""
+    if isinstance(changeset.reader, ApiReader):
+        changeset.reader.prefetch(reads_needed(changeset, config))
+
+
+def read_faults(changeset: ChangeSet) -> dict[str, str]:
+    """Files whose read failed for GitHub's or the network's sake, with why."""
+    return dict(getattr(changeset.reader, "faults", {}))
+
+
 def unreviewed_that_matter(changeset: ChangeSet, config: Config) -> tuple[str, ...]:
-    """Files the review could not see although a rule would read them; unlisted files count as such."""
-    missing = tuple(f.path for f in changeset.files if f.patch_missing and matters(f.path, config))
+    """Files the review could not see although a rule would read them, each with why.
+
+    Unlisted files (GitHub's 3,000-file cap), files without a patch, and files whose read failed.
+    """
+    missing = tuple(
+        f"{f.path} (GitHub gave no patch)"
+        for f in changeset.files
+        if f.patch_missing and matters(f.path, config)
+    )
+    missing += tuple(f"{path} ({why})" for path, why in read_faults(changeset).items())
     if changeset.files_unlisted:
-        missing += (f"{changeset.files_unlisted} files beyond GitHub's {FILES_CAP:,}-file list",)
+        missing += (
+            f"{changeset.files_unlisted} files beyond GitHub's {FILES_CAP:,}-file list (it stops there)",
+        )
     return missing

@@ -11,6 +11,7 @@ import base64
 import copy
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -133,12 +134,14 @@ def payload(event: str, name: str) -> dict:
     return json.loads((FIXTURES / "webhooks" / event / name).read_text())
 
 
+@lru_cache(maxsize=1)
+def _examples() -> dict:
+    return json.loads((FIXTURES / "api.github.com.subset.json").read_text())["components"]["examples"]
+
+
 def example(name: str) -> Any:
-    return copy.deepcopy(
-        json.loads((FIXTURES / "api.github.com.subset.json").read_text())["components"]["examples"][name][
-            "value"
-        ]
-    )
+    # The subset is parsed once; each caller gets its own copy to change.
+    return copy.deepcopy(_examples()[name]["value"])
 
 
 # --- schema-valid bodies, built from GitHub's own examples -------------------------------------------------
@@ -337,6 +340,16 @@ class FakeGitHub:
             out.append((call.request.method, u.path))
         return out
 
+    def graphql(self, since: int = 0) -> list[str]:
+        """What each GraphQL request from call `since` on asked: "viewer" or "blobs:N" (N files)."""
+        out = []
+        for call in list(self.rsps.calls)[since:]:
+            if call.request.method == "POST" and urlparse(call.request.url).path.endswith("/graphql"):
+                sent = json.loads(call.request.body)
+                blobs = [k for k in sent.get("variables") or {} if re.fullmatch(r"e\d+", k)]
+                out.append(f"blobs:{len(blobs)}" if blobs else "viewer")
+        return out
+
     def writes(self) -> list[tuple[str, str]]:
         """Requests that change something on GitHub (the GraphQL identity query is a read)."""
         return [(m, p) for m, p in self.calls() if m in WRITE_METHODS and not p.endswith("/graphql")]
@@ -374,6 +387,10 @@ class PullState:
         self.lost_posts = 0  # comment POSTs that are stored but answered 502 (the write went through)
         self.race: list[dict] = []  # comments a concurrent run posts just before ours
         self.trees: dict[str, dict[str, str]] = {}  # commit SHA -> {path: text}, for reads without a checkout
+        # Error replies that take effect once the status comment is POSTed (a listing failing after it).
+        self.fail_after_post: dict[tuple[str, str], list[tuple[int, dict, dict]]] = {}
+        # Raw GraphQL replies (status, body text) served before any answer from trees (faults, malformed).
+        self.graphql_replies: list[tuple[int, str]] = []
         self._id = 1000
 
     def next_id(self) -> int:
@@ -442,8 +459,12 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
     def create_comment(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
         st.comments.extend(st.race)
         st.race = []
-        c = comment(st.next_id(), body["body"], identity, "Bot", f"2026-02-01T00:00:{len(st.comments):02d}Z")
+        when = datetime(2026, 2, 1, tzinfo=UTC) + timedelta(seconds=len(st.comments))
+        c = comment(st.next_id(), body["body"], identity, "Bot", when.strftime("%Y-%m-%dT%H:%M:%SZ"))
         st.comments.append(c)
+        for key, replies in st.fail_after_post.items():
+            st.fail.setdefault(key, []).extend(replies)
+        st.fail_after_post = {}
         if st.lost_posts:
             st.lost_posts -= 1
             return 502, error("Server Error"), {}
@@ -539,11 +560,13 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
         pulls + "/reviews",
         lambda p, q, b: paged(pulls + "/reviews", st.reviews, q, pull_number=st.number),
     )
-    route(
-        "GET",
-        issue + "/comments",
-        lambda p, q, b: paged(issue + "/comments", st.comments, q, issue_number=st.number),
-    )
+
+    def list_comments(p: dict, q: dict, body: Any) -> tuple[int, list, dict]:
+        # `since`: only comments updated at or after that time (ISO 8601 strings of one format compare).
+        items = [c for c in st.comments if c["updated_at"] >= q["since"]] if "since" in q else st.comments
+        return paged(issue + "/comments", items, q, issue_number=st.number)
+
+    route("GET", issue + "/comments", list_comments)
     route("POST", issue + "/comments", create_comment)
     route("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}", edit_comment)
     route("DELETE", "/repos/{owner}/{repo}/issues/comments/{comment_id}", delete_comment)
@@ -562,11 +585,47 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
     route("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", get_permission)
     route("GET", "/repos/{owner}/{repo}/contents/{path}", get_content)
     route("GET", "/repos/{owner}/{repo}/git/trees/{tree_sha}", get_tree)
-    body = {"data": {"viewer": {"login": identity}}}
+    viewer = {"data": {"viewer": {"login": identity}}}
     jsonschema.Draft4Validator(json.loads((FIXTURES / "graphql-viewer.schema.json").read_text())).validate(
-        body
+        viewer
     )
-    fake.rsps.add(responses.POST, fake.graphql_url, json=body)
+
+    def graphql(request: Any) -> tuple[int, dict, str]:
+        sent = json.loads(request.body)
+        if "viewer" in sent["query"]:
+            return 200, {}, json.dumps(viewer)
+        if st.graphql_replies:
+            status, text = st.graphql_replies.pop(0)
+            return status, {}, text
+        return 200, {}, json.dumps(blobs_answer(sent, st.trees, fake.repo))
+
+    fake.rsps.add_callback(responses.POST, fake.graphql_url, callback=graphql)
+
+
+def blobs_answer(sent: dict, trees: dict[str, dict[str, str]], repo: str) -> dict:
+    """The answer GitHub gives the bot's blob query, from trees; checked against the schema fixture."""
+    variables = sent["variables"]
+    assert (variables["owner"], variables["name"]) == tuple(repo.split("/"))
+    found = {}
+    for key, expression in variables.items():
+        if not re.fullmatch(r"e\d+", key):
+            continue
+        alias = "f" + key[1:]
+        # The query must ask for this alias with this variable, and for exactly the fields the schema has.
+        assert f"{alias}: object(expression: ${key})" in sent["query"], key
+        rev, _, path = expression.partition(":")
+        text = trees.get(rev, {}).get(path)
+        data = None if text is None else text.encode()
+        found[alias] = None if data is None else {"byteSize": len(data), "isTruncated": False, "text": text}
+    assert "... on Blob { byteSize isTruncated text }" in sent["query"]
+    body = {"data": {"repository": found}}
+    validate_blobs(body)
+    return body
+
+
+def validate_blobs(body: Any) -> None:
+    schema = json.loads((FIXTURES / "graphql-blobs.schema.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(body)
 
 
 # --- webhook deliveries, derived from GitHub's examples and validated against the schemas ------------------

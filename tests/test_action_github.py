@@ -103,9 +103,10 @@ def test_review_then_publish_through_the_action(gh, fork, tmp_path):
     run = _publish(tmp_path, proxy, "publish", st, artifact)
     calls = gh.calls()[before:]
     writes = [c for c in calls if c[0] != "GET" and not c[1].endswith("/graphql")]
-    # pull, viewer, comments; the recomputed review (files, config, base tree, AGENTS.md, the test);
-    # pull again; then repo labels, add labels, status, comment, comments again
-    assert len(calls) == 14 and len(writes) == 3, calls
+    # pull, viewer, comments; the recomputed review (files, config, base tree, one GraphQL query for
+    # AGENTS.md; the added test's text is its patch); pull again; then repo labels, add labels, status,
+    # comment, comments again
+    assert len(calls) == 13 and len(writes) == 3, calls
     assert len(mine(st)) == 1 and st.labels == ["status:needs-work"]
     assert [s["state"] for s in st.statuses] == ["failure"]
     out = run.outputs

@@ -37,11 +37,12 @@ WRITES = [
 ]
 # Phase 2 on a one-page pull request without a checkout checks first: pull, viewer, comments. It then
 # recomputes the review through the API: files, the config at base (contents), the base tree (where AGENTS.md
-# files are), AGENTS.md at base, the new test at head (+ reviews when the result is ready: only then does a
-# label depend on approval), and reads the pull request again before writing. A first publish adds repo
-# labels, add labels, status, comment and the comments read after it.
+# files are), one GraphQL blob query for AGENTS.md at base (the new test's text is its patch, which holds the
+# whole added file) (+ reviews when the result is ready: only then does a label depend on approval), and
+# reads the pull request again before writing. A first publish adds repo labels, add labels, status, comment
+# and the comments read after it.
 PUBLISH_CHECKS = 3
-RECOMPUTE_READS = 5
+RECOMPUTE_READS = 4
 PUBLISH_READS = PUBLISH_CHECKS + RECOMPUTE_READS + 1
 
 
@@ -230,7 +231,7 @@ def test_forged_finding_on_a_clean_pull_request_is_dropped(gh, make_repo, tmp_pa
     before = len(gh.calls())
     assert phase2(gh, st, tmp_path, artifact) == 0
     # ready: the reviews are read too (only then does a label depend on approval); both labels are created
-    assert len(gh.calls()) - before == PUBLISH_READS + 1 + 5 + 2 == 17
+    assert len(gh.calls()) - before == PUBLISH_READS + 1 + 5 + 2 == 16
     assert len(gh.writes()) == 5
     assert sorted(st.labels) == ["review:pending", "status:ready"]
     assert "forged" not in mine(st)[0]["body"] and [s["state"] for s in st.statuses] == ["success"]

@@ -177,11 +177,11 @@ def test_command_without_checkout_reads_each_file_once(gh, setup):
     ctx = comment(gh, None, st, "@bot review", "alice")
     assert [f.rule for f in ctx.report.findings] == ["AGT001"]
     reads = [p for m, p in gh.calls() if "/contents/" in p]
-    # the config is read for the handle, then reused by the review: every file once
-    assert reads == [
-        "/repos/octo/repo/contents/.github/bot.yml",
-        "/repos/octo/repo/contents/AGENTS.md",
-        "/repos/octo/repo/contents/tests/test_a.py",
+    # the config is read for the handle, then reused by the review; AGENTS.md at base and the test at head
+    # come in one GraphQL query: every file once
+    assert reads == ["/repos/octo/repo/contents/.github/bot.yml"]
+    assert gh.graphql().count("blobs:2") == 1 and [q for q in gh.graphql() if q.startswith("blobs")] == [
+        "blobs:2"
     ]
 
 

@@ -225,8 +225,9 @@ def test_duplicates_are_removed_keeping_the_oldest(gh, pr):
 
 def test_concurrent_run_posting_first_leaves_one_comment(gh, pr):
     r, st = pr()
+    # The other run posts while this one reviews: after this run's first listing, before its own POST.
     st.race = [
-        ghapi.comment(50, f"{MARKER}\nother run", "github-actions[bot]", "Bot", "2026-01-01T00:00:00Z")
+        ghapi.comment(50, f"{MARKER}\nother run", "github-actions[bot]", "Bot", "2026-01-31T23:59:00Z")
     ]
     run(gh, r.path)
     assert [c["id"] for c in mine(st)] == [50]  # the oldest stays, with this run's body
@@ -392,7 +393,7 @@ def test_partial_review_without_checkout_is_never_ready(gh, pr):
     st.trees = {st.base: {"a.py": "1\n"}, st.head: {"a.py": "2\n"}}
     ctx = run(gh, None)
     assert ctx.report.verdict == "needs-work" and st.labels == ["status:needs-work"]
-    assert "Review incomplete" in mine(st)[0]["body"]
+    assert "Review not complete" in mine(st)[0]["body"]
     assert ctx.report.coverage.files_changed == 3500
 
 

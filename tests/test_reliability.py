@@ -234,12 +234,13 @@ def test_files_beyond_the_api_list_are_read_from_the_checkout(gh, pull):
 def test_file_without_patch_is_counted_and_only_a_file_that_matters_blocks_ready(gh, pull, path, verdict):
     r, st = pull()
     st.files = [ghapi.pr_file("a.py"), ghapi.pr_file(path, patch=None, status="added")]
-    st.trees = {st.base: {"a.py": "1\n"}, st.head: {"a.py": "2\n"}}
+    st.trees = {st.base: {"a.py": "1\n"}, st.head: {"a.py": "2\n", path: "x = 1\n"}}
     ctx = run(gh, None)  # no checkout to fill the gap
     assert ctx.report.verdict == verdict and ctx.report.coverage.not_reviewed == (path,)
     body = mine(st)[0]["body"]
     assert "Reviewed 1 of 2 changed files (1 without a reviewable diff)" in body
-    assert ("Review incomplete" in body) is (verdict == "needs-work")
+    assert ("Review not complete" in body) is (verdict == "needs-work")
+    assert any(f"{path} (GitHub gave no patch)" in n for n in ctx.report.notes) is (verdict == "needs-work")
 
 
 def test_a_truncated_tree_listing_is_logged(gh, caplog):
