@@ -51,6 +51,7 @@ class GitReader:
         self._check = CatFile(repo, "--batch-check")
         self._batch = CatFile(repo, "--batch")
         self._paths: dict[str, tuple[str, ...]] = {}
+        self._known: dict[tuple[str, str], ObjectInfo | None] = {}
         self.bytes_read = 0  # blob bytes that reached this process: the size cap keeps big files out
 
     @property
@@ -66,6 +67,16 @@ class GitReader:
         """Type and size of objects named `<rev>:<path>` or by SHA, without reading them."""
         return self._check.info(names)
 
+    def remember(self, rev: str, path: str, info: ObjectInfo | None) -> None:
+        """What is at rev:path, known already (from `git diff --raw`): looking a path up costs a tree walk."""
+        self._known[(rev, path)] = info
+
+    def _objects(self, rev: str, paths: list[str]) -> list[ObjectInfo | None]:
+        todo = [p for p in paths if (rev, p) not in self._known]
+        for path, info in zip(todo, self.info([f"{rev}:{p}" for p in todo]), strict=True):
+            self._known[(rev, path)] = info
+        return [self._known[(rev, p)] for p in paths]
+
     def _read_one(self, rev: str, path: str) -> bytes | None:
         # A name with a newline cannot go through the batch protocol: one process for it alone.
         size = _git(self.repo, "cat-file", "-s", f"{rev}:{path}", check=False)
@@ -80,7 +91,7 @@ class GitReader:
         if "\n" in path:
             return self._read_one(rev, path)
         try:
-            (head,) = self.info([f"{rev}:{path}"])
+            (head,) = self._objects(rev, [path])
             if head is None or head.type != "blob":
                 return None
             if head.size > self.limit:
@@ -95,7 +106,7 @@ class GitReader:
         """Many blobs at rev in one batch; blobs over the size cap are left out (read() says why)."""
         paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
         try:
-            infos = self.info([f"{rev}:{p}" for p in paths])
+            infos = self._objects(rev, paths)
             wanted = [(p, i) for p, i in zip(paths, infos, strict=True) if i and i.type == "blob"]
             small = [(p, i) for p, i in wanted if i.size <= self.limit]
             blobs = self._batch.contents([i.sha for _, i in small])
@@ -119,7 +130,7 @@ class GitReader:
         if not paths or not words:
             return frozenset()
         try:
-            infos = self.info([f"{rev}:{p}" for p in paths])
+            infos = self._objects(rev, paths)
         except CatFileError:
             return frozenset(paths)
         found = {
@@ -255,13 +266,21 @@ def raw_changes(top: Path, base: str, head: str) -> list[RawChange]:
     return changes
 
 
-def _too_large(reader: GitReader, changes: list[RawChange]) -> list[RawChange]:
-    """Changes with a side over the size cap, found from blob sizes alone (nothing is read)."""
+def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str) -> list[RawChange]:
+    """Changes with a side over the size cap, found from blob sizes alone (nothing is read).
+
+    The reader keeps what it learns of both sides of every changed file for the reads that follow.
+    """
     shas = sorted({s for c in changes for s in (c.old_sha, c.new_sha) if s != _NO_BLOB})
     try:
         sizes = dict(zip(shas, reader.info(shas), strict=True))
     except CatFileError as exc:
         raise SourceError(str(exc)) from None
+    for c in changes:
+        if c.old_sha != _NO_BLOB and sizes.get(c.old_sha) is not None:
+            reader.remember(base, c.old_path or c.path, sizes[c.old_sha])
+        if c.new_sha != _NO_BLOB and sizes.get(c.new_sha) is not None:
+            reader.remember(head, c.path, sizes[c.new_sha])
 
     def big(sha: str) -> bool:
         info = sizes.get(sha)
@@ -291,7 +310,7 @@ def changed_files(top: Path, base: str, head: str, reader: GitReader | None = No
     """
     reader = reader or GitReader(top)
     changes = raw_changes(top, base, head)
-    big = _too_large(reader, changes)
+    big = _too_large(reader, changes, base, head)
     excluded = [f":(top,exclude,literal){p}" for c in big for p in (c.path, c.old_path) if p]
     args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
     diff = _git(top, *args, *(["--", *excluded] if excluded else []))

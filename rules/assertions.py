@@ -642,10 +642,15 @@ def local_names(fn: Function) -> frozenset[str]:
     return frozenset({a.arg for a in args if a is not None} | bound_names(fn.body))
 
 
-def nodes_to_check(fn: ast.AST) -> Iterator[ast.AST]:
-    """Asserts, raises and calls, and functions named without being called (`map(_check, xs)`)."""
-    called = {id(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}
-    for n in ast.walk(fn):
+def nodes_to_check(fn: ast.AST, nodes: Sequence[ast.AST] | None = None) -> Iterator[ast.AST]:
+    """Asserts, raises and calls, and functions named without being called (`map(_check, xs)`).
+
+    nodes: every node of fn (`ast.walk` order) when the caller has them already.
+    """
+    if nodes is None:
+        nodes = list(ast.walk(fn))
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    for n in nodes:
         if isinstance(n, (ast.Assert, ast.Raise, ast.Call)):
             yield n
         elif isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and id(n) not in called:
@@ -664,12 +669,21 @@ class Verdict:
     certain: bool = True  # False: nothing it asserts can fail, but code it runs may still raise
 
 
-def _literal_rechecks(fn: Function, shadowed: frozenset[str] = frozenset()) -> dict[int, Reason]:
-    """Assertions whose outcome the test's own literals decide (top level and inside `with` blocks)."""
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+def _literal_rechecks(
+    fn: Function,
+    shadowed: frozenset[str] = frozenset(),
+    nodes: Sequence[ast.AST] | None = None,
+    local: frozenset[str] | None = None,
+) -> dict[int, Reason]:
+    """Assertions whose outcome the test's own literals decide (top level and inside `with` blocks).
+
+    nodes and local: every node of fn and local_names(fn), when the caller has them already.
+    """
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in (ast.walk(fn) if nodes is None else nodes)):
         return {}
     out: dict[int, Reason] = {}
-    _recheck_block(fn.body, {}, shadowed | local_builtins(fn), out)
+    rebound = NAMES & (local_names(fn) if local is None else local)
+    _recheck_block(fn.body, {}, shadowed | rebound, out)
     return out
 
 
@@ -834,13 +848,15 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
         return None
     body = fn.body
     walk = _Walk(scope, scope.test_class(qualname))
-    rechecks = _literal_rechecks(fn, scope.rebound)
-    parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    # Walked once for every use below: a PR may add thousands of tests.
+    nodes = list(ast.walk(fn))
+    local = local_names(fn)
+    rechecks = _literal_rechecks(fn, scope.rebound, nodes, local)
+    parents: dict[int, ast.AST] = {}
     reasons: list[Reason] = []
     swallowers: dict[str, list[ast.AST]] = {}
     checks = 0
-    local = local_names(fn)
-    for node in nodes_to_check(fn):
+    for node in nodes_to_check(fn, nodes):
         if isinstance(node, ast.Assert):
             why = constant_assert(node, {})
             vacuous: Reason | None = rechecks.get(id(node)) or (explain(node, why) if why else None)
@@ -859,6 +875,8 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
             reasons.append(vacuous)
             continue
         assert level is not None
+        if not parents:  # needed only for a check that can fail
+            parents = {id(c): p for p in nodes for c in ast.iter_child_nodes(p)}
         swallower = _swallowed(node, level, parents, fn)
         if not swallower:
             return None  # a check that can fail

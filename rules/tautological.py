@@ -96,7 +96,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     for tf, test in tests:
         if test.node is None:
             continue
-        scope = scopes.setdefault(tf.path, Scope(tf.module))
+        scope = scopes.get(tf.path)
+        if scope is None:  # one per file: building it walks the whole module
+            scope = scopes[tf.path] = Scope(tf.module)
         found = verdict(test.node, test.qualname, scope)
         if found is None:
             continue
