@@ -153,7 +153,12 @@ def bot(repo: Path) -> tuple[float, float, float, str]:
     """(import seconds, review seconds, peak RSS MiB, summary) of one fresh-interpreter run."""
     env = {**ENV, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(repo)], env=env, check=True, capture_output=True, text=True
+        [sys.executable, "-c", CHILD, str(repo)],
+        env=env,
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     imports, seconds, rss, findings, changed, reviewed = proc.stdout.split()
     return (
@@ -179,7 +184,9 @@ def main() -> int:
         if args.profile:
             env = {**ENV, "PYTHONPATH": str(ROOT)}
             out = Path(tmp) / "review.prof"
-            subprocess.run([sys.executable, "-c", PROFILE_CHILD, str(repo), str(out)], env=env, check=True)
+            subprocess.run(
+                [sys.executable, "-c", PROFILE_CHILD, str(repo), str(out)], env=env, cwd=repo, check=True
+            )
             return 0
         floors, bots, rss, imports = [], [], [], []
         summary = ""
