@@ -206,3 +206,31 @@ def test_modules_that_never_name_a_profile_variable_are_not_read(make_repo):
     # ...and no plain module is.
     read = {path for _, path in cs._cache}
     assert "train.py" in read and not any(p.startswith("src/") for p in read)
+
+
+def test_bot_review_with_a_checkout_takes_the_same_capped_path(gh, make_repo, monkeypatch, capsys):
+    """`bot review` with a workspace checkout fills GitHub's missing patch from the local diff: capped too."""
+    from bot.app import run
+    from bot.entry import settings
+    from bot.models import MAX_TEXT_BYTES
+    from tests import ghapi
+    from tests.conftest import github_client
+    from tests.test_app import TOKEN, args
+    from tests.test_publish import READY
+
+    big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
+    r = make_repo({"a.py": "1\n"}, {"a.py": "2\n", "big.txt": big})
+    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    # GitHub leaves out the patch of a file this large.
+    st.files = [ghapi.pr_file("a.py"), ghapi.pr_file("big.txt", patch=None, status="added", changes=700_000)]
+    st.repo_labels = list(READY)
+    ghapi.serve(gh, st)
+    calls = _recording_git(monkeypatch)
+    run(
+        args(repo="octo/repo", pr=7, checkout=r.path, dry_run=True),
+        settings({"GITHUB_TOKEN": TOKEN}),
+        github_client(gh),
+    )
+    assert "1 without a reviewable diff" in capsys.readouterr().out
+    assert any(a[0] == "diff" and ":(top,exclude,literal)big.txt" in a for a, _ in calls)
+    assert max(size for _, size in calls) < len(big)
