@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import ast
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -56,7 +55,8 @@ report = review(changeset)
 text = render_comment(report)
 t2 = time.perf_counter()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(t1 - t0, t2 - t1, rss, len(report.findings), report.coverage.files_changed, report.coverage.files_reviewed)
+cov = report.coverage
+print(t1 - t0, t2 - t1, rss, len(report.findings), cov.files_changed, cov.files_reviewed)
 """
 
 PROFILE_CHILD = """
@@ -138,7 +138,7 @@ def build(root: Path, tests: int, sources: int, new_tests: int) -> Path:
 
 
 def floor(repo: Path) -> tuple[float, int]:
-    """`git diff` of the PR, plus reading and parsing every changed test file at head; (seconds, diff lines)."""
+    """`git diff` of the PR, then reading and parsing each changed test file: (seconds, diff lines)."""
     t0 = time.perf_counter()
     merge_base = git(repo, "merge-base", "main", "pr").decode().strip()
     diff = git(repo, "diff", "--no-color", "--no-ext-diff", "-M", merge_base, "pr")
@@ -200,11 +200,13 @@ def main() -> int:
             rss.append(peak)
     f, b = statistics.median(floors), statistics.median(bots)
     print(
-        f"PR: {args.tests + args.sources} files ({args.tests} test files x {args.new_tests} new tests), {lines:,} diff lines"
+        f"PR: {args.tests + args.sources} files ({args.tests} test files x {args.new_tests} new tests), "
+        f"{lines:,} diff lines"
     )
     print(f"floor (git diff + read and ast.parse of {args.tests} test files): median {f:.2f} s")
     print(
-        f"bot (load_changeset + review + render): median {b:.2f} s; imports {statistics.median(imports):.2f} s"
+        f"bot (load_changeset + review + render): median {b:.2f} s; "
+        f"imports {statistics.median(imports):.2f} s"
     )
     print(f"ratio bot / floor: {b / f:.2f}  (goal <= 1.5)")
     print(f"peak memory (max RSS) of the bot's process: {max(rss):.0f} MiB")
