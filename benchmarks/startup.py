@@ -68,9 +68,11 @@ def _once(work: Path, home: Path, archive: Path | None) -> tuple[float, float, A
         base_env=env,
     )
     total = time.perf_counter() - start
-    if run.outputs.get("verdict") != "needs-work":
+    if run.outputs.get("verdict") not in ("ready", "needs-work"):
         failed = next((s for s in run.steps if s.returncode not in (0, 1)), run.steps[-1])
-        raise SystemExit(f"the action did not finish the review: {failed.name}\n{failed.stderr}")
+        raise SystemExit(
+            f"the action did not finish the review: {failed.name}\n{failed.stdout[-2000:]}\n{failed.stderr[-2000:]}"
+        )
     return total, restore_seconds, run
 
 
