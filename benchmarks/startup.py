@@ -71,7 +71,8 @@ def _once(work: Path, home: Path, archive: Path | None) -> tuple[float, float, A
     if run.outputs.get("verdict") not in ("ready", "needs-work"):
         failed = next((s for s in run.steps if s.returncode not in (0, 1)), run.steps[-1])
         raise SystemExit(
-            f"the action did not finish the review: {failed.name}\n{failed.stdout[-2000:]}\n{failed.stderr[-2000:]}"
+            f"the action did not finish the review: {failed.name}\n"
+            f"{failed.stdout[-2000:]}\n{failed.stderr[-2000:]}"
         )
     return total, restore_seconds, run
 
