@@ -723,17 +723,19 @@ def _recheck_block(
             items = [i.context_expr for i in stmt.items] + [
                 i.optional_vars for i in stmt.items if i.optional_vars
             ]
-            env = _after(items, env)
+            env = _after(items, env) if env else env
             for item in stmt.items:
                 for name in bound_names([ast.Expr(item.optional_vars)] if item.optional_vars else []):
                     env.pop(name, None)
             env = _recheck_block(stmt.body, env, shadowed, out)
             continue
         derived = _derived(stmt, env, shadowed)
-        if derived is None and not inert(stmt):
+        # With nothing known there is nothing to forget: skip walking the statement (thousands of tests).
+        if env and derived is None and not inert(stmt):
             env = _after([stmt], env)
-        for name in bound_names([stmt]):
-            env.pop(name, None)
+        if env:
+            for name in bound_names([stmt]):
+                env.pop(name, None)
         for bound in literal_bindings(stmt):
             env[bound.name] = bound
         if derived is not None:
