@@ -10,6 +10,7 @@ and 2,500 source files, then measures:
 No network; prints figures, it is not a timed test. Goal (issue 11): bot / floor <= 1.5.
 
     python3 benchmarks/large_pr.py [--tests 500] [--sources 2500] [--new-tests 20] [--repeat 3] [--profile]
+        [--root PATH]    # review with another checkout of the bot, for a before/after figure
 """
 
 from __future__ import annotations
@@ -149,9 +150,9 @@ def floor(repo: Path) -> tuple[float, int]:
     return time.perf_counter() - t0, diff.count(b"\n")
 
 
-def bot(repo: Path) -> tuple[float, float, float, str]:
+def bot(repo: Path, root: Path) -> tuple[float, float, float, str]:
     """(import seconds, review seconds, peak RSS MiB, summary) of one fresh-interpreter run."""
-    env = {**ENV, "PYTHONPATH": str(ROOT)}
+    env = {**ENV, "PYTHONPATH": str(root)}
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, str(repo)],
         env=env,
@@ -176,6 +177,7 @@ def main() -> int:
     parser.add_argument("--new-tests", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one review instead")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the bot's source tree to run (before/after)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bot-large-pr-") as tmp:
         t0 = time.perf_counter()
@@ -194,7 +196,7 @@ def main() -> int:
         for _ in range(args.repeat):
             seconds, lines = floor(repo)
             floors.append(seconds)
-            imp, seconds, peak, summary = bot(repo)
+            imp, seconds, peak, summary = bot(repo, args.root)
             bots.append(seconds)
             imports.append(imp)
             rss.append(peak)
@@ -210,7 +212,7 @@ def main() -> int:
     )
     print(f"ratio bot / floor: {b / f:.2f}  (goal <= 1.5)")
     print(f"peak memory (max RSS) of the bot's process: {max(rss):.0f} MiB")
-    print(f"report: {summary}; {args.repeat} runs")
+    print(f"report: {summary}; {args.repeat} runs; bot from {args.root}; {os.cpu_count()} cores")
     return 0
 
 
