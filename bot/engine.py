@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bot.config import CONFIG_PATH, Config, ConfigError, load_config
+from bot.gcpause import paused
 from bot.models import ChangeSet, Coverage, Finding, Report, Severity, UnreadableFile, Verdict
 from rules.agents import load_policy
 from rules.base import Context, Review, Rule, Statement
@@ -77,6 +78,13 @@ def review(
     config_path: str = CONFIG_PATH,
 ) -> Report:
     """Review a change set with the enabled rules; config defaults to the base revision's."""
+    with paused():
+        return _review(changeset, config, rules, config_path)
+
+
+def _review(
+    changeset: ChangeSet, config: Config | None, rules: Mapping[str, Rule], config_path: str
+) -> Report:
     findings: list[Finding] = []
     if config is None:
         config, problem = read_config(changeset, config_path)

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from bot.catfile import CatFile, CatFileError, ObjectInfo
 from bot.diff import DiffError, parse_diff
+from bot.gcpause import paused
 from bot.models import MAX_TEXT_BYTES, ChangeSet, FileChange, FileStatus, PullRequest, oversized
 
 _GIT_TIMEOUT = 120
@@ -315,7 +316,8 @@ def changed_files(top: Path, base: str, head: str, reader: GitReader | None = No
     args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
     diff = _git(top, *args, *(["--", *excluded] if excluded else []))
     try:
-        files = parse_diff(diff.stdout.decode("utf-8", "replace"))
+        with paused():
+            files = parse_diff(diff.stdout.decode("utf-8", "replace"))
     except DiffError as exc:
         raise SourceError(str(exc)) from None
     if not big:
