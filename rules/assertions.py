@@ -791,6 +791,10 @@ def _quiet(stmt: ast.stmt) -> bool:
     )
 
 
+# What _swallowed looks for between a check and its test: without one, nothing swallows a failure.
+_GUARDS = (ast.Try, ast.TryStar, ast.With, ast.AsyncWith)
+
+
 def _swallowed(node: ast.AST, level: int, parents: dict[int, ast.AST], fn: ast.AST) -> str:
     """The handler that swallows a check's failure, as `except X` on line N; "" if none surely does."""
     prev, cur = node, parents.get(id(node))
@@ -877,6 +881,8 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
             reasons.append(vacuous)
             continue
         assert level is not None
+        if not any(isinstance(n, _GUARDS) for n in nodes):
+            return None  # a check that can fail, and no `try` or `with` that could swallow its failure
         if not parents:  # needed only for a check that can fail
             parents = {id(c): p for p in nodes for c in ast.iter_child_nodes(p)}
         swallower = _swallowed(node, level, parents, fn)
