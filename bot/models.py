@@ -205,7 +205,8 @@ class ChangeSet(BaseModel):
         out: set[str] = set()
         if grep is not None:
             # Texts already read are searched here; the rest by the reader.
-            known = [p for p in todo if (rev, p) in self._cache or (rev, p) in self._errors]
+            cache, errors = self._cache, self._errors  # private attributes: each access is a lookup
+            known = [p for p in todo if (rev, p) in cache or (rev, p) in errors]
             seen = set(known)
             out.update(grep(rev, [p for p in todo if p not in seen], words))
             todo = known
