@@ -10,7 +10,7 @@ base class from another file, a function from a test-helper module) is assumed t
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rules.literal_values import NAMES, Evaluator, Unknown, is_instance
@@ -342,21 +342,25 @@ def fixed_check(
 
 def bound_names(nodes: list[ast.stmt]) -> set[str]:
     """Every name the statements could bind or unbind, nested blocks included."""
+    return _bound_in(n for stmt in nodes for n in ast.walk(stmt))
+
+
+def _bound_in(walked: Iterable[ast.AST]) -> set[str]:
+    """The names these nodes (statements walked, with everything under them) bind or unbind."""
     names: set[str] = set()
-    for stmt in nodes:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                names.add(n.id)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(n.name)
-            elif isinstance(n, ast.alias):
-                names.add((n.asname or n.name).split(".")[0])
-            elif isinstance(n, ast.ExceptHandler) and n.name:
-                names.add(n.name)
-            elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
-                names.add(n.name)
-            elif isinstance(n, ast.MatchMapping) and n.rest:
-                names.add(n.rest)
+    for n in walked:
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, ast.alias):
+            names.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            names.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            names.add(n.rest)
     return names
 
 
@@ -636,10 +640,21 @@ class _Walk:
         return found
 
 
-def local_names(fn: Function) -> frozenset[str]:
-    """The parameters of a function and the names its body binds."""
+def local_names(fn: Function, nodes: Sequence[ast.AST] | None = None) -> frozenset[str]:
+    """The parameters of a function and the names its body binds.
+
+    nodes: every node of fn (`ast.walk(fn)`) when the caller has them: the body's are those not under the
+    signature or the decorators, so the body need not be walked again.
+    """
     args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
-    return frozenset({a.arg for a in args if a is not None} | bound_names(fn.body))
+    if nodes is None:
+        bound = bound_names(fn.body)
+    else:
+        parts = [fn.args, *fn.decorator_list, fn.returns, *getattr(fn, "type_params", ())]
+        outside = {id(n) for part in parts if part is not None for n in ast.walk(part)}
+        outside.add(id(fn))
+        bound = _bound_in(n for n in nodes if id(n) not in outside)
+    return frozenset({a.arg for a in args if a is not None} | bound)
 
 
 def nodes_to_check(fn: ast.AST, nodes: Sequence[ast.AST] | None = None) -> Iterator[ast.AST]:
@@ -856,7 +871,7 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
     walk = _Walk(scope, scope.test_class(qualname))
     # Walked once for every use below: a PR may add thousands of tests.
     nodes = list(ast.walk(fn))
-    local = local_names(fn)
+    local = local_names(fn, nodes)
     rechecks = _literal_rechecks(fn, scope.rebound, nodes, local)
     parents: dict[int, ast.AST] = {}
     reasons: list[Reason] = []
