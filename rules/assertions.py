@@ -689,16 +689,18 @@ def _literal_rechecks(
     shadowed: frozenset[str] = frozenset(),
     nodes: Sequence[ast.AST] | None = None,
     local: frozenset[str] | None = None,
+    plain: set[int] | None = None,
 ) -> dict[int, Reason]:
     """Assertions whose outcome the test's own literals decide (top level and inside `with` blocks).
 
-    nodes and local: every node of fn and local_names(fn), when the caller has them already.
+    nodes and local: every node of fn and local_names(fn), when the caller has them already; plain
+    collects the checks that are not constant by themselves (see _recheck_block).
     """
     if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in (ast.walk(fn) if nodes is None else nodes)):
         return {}
     out: dict[int, Reason] = {}
     rebound = NAMES & (local_names(fn) if local is None else local)
-    _recheck_block(fn.body, {}, shadowed | rebound, out)
+    _recheck_block(fn.body, {}, shadowed | rebound, out, plain)
     return out
 
 
@@ -715,8 +717,13 @@ def local_builtins(fn: Function) -> frozenset[str]:
 
 
 def _recheck_block(
-    body: list[ast.stmt], env: dict[str, Bound], shadowed: frozenset[str], out: dict[int, Reason]
+    body: list[ast.stmt],
+    env: dict[str, Bound],
+    shadowed: frozenset[str],
+    out: dict[int, Reason],
+    plain: set[int] | None = None,
 ) -> dict[str, Bound]:
+    """plain collects the checks found not constant with no literal known: verdict() need not ask again."""
     for stmt in body:
         check: ast.Assert | ast.Call | None = None
         if isinstance(stmt, ast.Assert):
@@ -728,9 +735,12 @@ def _recheck_block(
         ):
             check = stmt.value
         if check is not None:
-            why = (
+            constant = (
                 constant_assert(check, env) if isinstance(check, ast.Assert) else constant_call(check, env)
-            ) or fixed_check(check, env, shadowed)
+            )
+            if constant is None and not env and plain is not None:
+                plain.add(id(check))
+            why = constant or fixed_check(check, env, shadowed)
             if why:
                 out[id(check)] = explain(check, why)
                 continue  # it reads the literals and changes nothing
@@ -742,7 +752,7 @@ def _recheck_block(
             for item in stmt.items:
                 for name in bound_names([ast.Expr(item.optional_vars)] if item.optional_vars else []):
                     env.pop(name, None)
-            env = _recheck_block(stmt.body, env, shadowed, out)
+            env = _recheck_block(stmt.body, env, shadowed, out, plain)
             continue
         derived = _derived(stmt, env, shadowed)
         # With nothing known there is nothing to forget: skip walking the statement (thousands of tests).
@@ -872,18 +882,19 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
     # Walked once for every use below: a PR may add thousands of tests.
     nodes = list(ast.walk(fn))
     local = local_names(fn, nodes)
-    rechecks = _literal_rechecks(fn, scope.rebound, nodes, local)
+    plain: set[int] = set()
+    rechecks = _literal_rechecks(fn, scope.rebound, nodes, local, plain)
     parents: dict[int, ast.AST] = {}
     reasons: list[Reason] = []
     swallowers: dict[str, list[ast.AST]] = {}
     checks = 0
     for node in nodes_to_check(fn, nodes):
         if isinstance(node, ast.Assert):
-            why = constant_assert(node, {})
+            why = None if id(node) in plain else constant_assert(node, {})
             vacuous: Reason | None = rechecks.get(id(node)) or (explain(node, why) if why else None)
             level: int | None = ASSERTION
         elif isinstance(node, ast.Call) and check_level(node) is not None:
-            why = constant_call(node, {})
+            why = None if id(node) in plain else constant_call(node, {})
             vacuous = rechecks.get(id(node)) or (explain(node, why) if why else None)
             level = check_level(node)
         else:
