@@ -157,7 +157,9 @@ def test_changes_under_the_cap_are_diffed_as_before(make_repo, monkeypatch):
     calls = _recording_git(monkeypatch)
     cs = load_changeset(r.path, base="main", head="pr")
     patches = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
-    assert patches == [("diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", cs.base_sha, cs.head_sha)]
+    assert patches == [
+        ("diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", cs.base_sha, cs.head_sha)
+    ]
     assert [(f.path, f.old_path, f.status.value) for f in cs.files] == [
         ("a.py", None, "modified"),
         ("new.py", "old.py", "renamed"),
@@ -179,7 +181,9 @@ def test_one_cat_file_process_per_mode_for_every_read(make_repo, monkeypatch):
     files = {f"tests/test_m{i}.py": f"def test_{i}():\n    assert f({i}) == {i}\n" for i in range(30)}
     src = {f"src/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(30)}
     head = {p: t + "\n\ndef test_more():\n    assert g() == 1\n" for p, t in files.items()}
-    r = make_repo({"AGENTS.md": "# Rules\n", **files, **src}, {**head, **{p: t + "x = 1\n" for p, t in src.items()}})
+    r = make_repo(
+        {"AGENTS.md": "# Rules\n", **files, **src}, {**head, **{p: t + "x = 1\n" for p, t in src.items()}}
+    )
     monkeypatch.setattr(subprocess, "Popen", Counted)
     cs = load_changeset(r.path, base="main", head="pr")
     loading = len(started)
