@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,6 +74,8 @@ def read_event(settings):  # type: ignore[no-untyped-def]
 
 
 def setup_logging() -> None:
+    import logging  # here, not at the top: `bot --help` does not need it
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("bot: %(message)s"))
     logger = logging.getLogger("bot")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 
 import unidiff
 from unidiff.errors import UnidiffParseError
@@ -61,16 +62,86 @@ def _is_symlink(header: str) -> bool:
     )
 
 
+_HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _hunk_numbers(text: str) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
+    """(old start, new start, added, removed) of every hunk, in order, from one pass over the lines.
+
+    unidiff builds an object per diff line, which on a 200,000-line diff costs seconds; the line numbers
+    are all a review needs. Lines are counted as unidiff counts them (an empty line is context).
+    """
+    out = []
+    lines = text.split("\n")
+    i, end = 0, len(lines)
+    while i < end:
+        line = lines[i]
+        i += 1
+        m = _HUNK_HEADER.match(line) if line.startswith("@@ -") else None
+        if m is None:
+            continue
+        old = old_start = int(m[1])
+        new = new_start = int(m[3])
+        old_end = old + (1 if m[2] is None else int(m[2]))
+        new_end = new + (1 if m[4] is None else int(m[4]))
+        added: list[int] = []
+        removed: list[int] = []
+        while (old < old_end or new < new_end) and i < end:
+            kind = lines[i][:1]
+            i += 1
+            if kind == "+":
+                added.append(new)
+                new += 1
+            elif kind == "-":
+                removed.append(old)
+                old += 1
+            elif kind != "\\":
+                old += 1
+                new += 1
+        out.append((old_start, new_start, tuple(added), tuple(removed)))
+    return out
+
+
+def _patch(text: str) -> tuple[unidiff.PatchSet, list[tuple[Hunk, ...]]]:
+    """The files of a diff, and each file's hunks with their line numbers."""
+    try:
+        patch = unidiff.PatchSet(text, metadata_only=True)
+        numbers = _hunk_numbers(text)
+        hunks: list[tuple[Hunk, ...]] = []
+        found = iter(numbers)
+        agree = sum(len(pf) for pf in patch) == len(numbers)
+        for pf in patch if agree else ():
+            mine = []
+            for h in pf:
+                old, new, added, removed = next(found)
+                agree = agree and (old, new) == (h.source_start, h.target_start)
+                mine.append(
+                    Hunk(
+                        old_start=old,
+                        old_length=h.source_length,
+                        new_start=new,
+                        new_length=h.target_length,
+                        added=added,
+                        removed=removed,
+                    )
+                )
+            hunks.append(tuple(mine))
+        if agree:
+            return patch, hunks
+        # The pass disagrees with unidiff (a diff git would not print): take unidiff's line-by-line answer.
+        full = unidiff.PatchSet(text)
+    except UnidiffParseError as exc:
+        raise DiffError(f"could not parse diff: {exc}") from None
+    return full, [tuple(_hunk(h) for h in pf) for pf in full]
+
+
 def parse_diff(text: str) -> tuple[FileChange, ...]:
     """Parse a git unified diff (as `git diff` prints it) into changed files."""
     if not text.strip():
         return ()
-    try:
-        patch = unidiff.PatchSet(text)
-    except UnidiffParseError as exc:
-        raise DiffError(f"could not parse diff: {exc}") from None
+    patch, hunks = _patch(text)
     files = []
-    for pf in patch:
+    for pf, file_hunks in zip(patch, hunks, strict=True):
         header = str(pf.patch_info or "")
         status = _status(pf, header)
         source = _strip_prefix(pf.source_file or "")
@@ -83,7 +154,7 @@ def parse_diff(text: str) -> tuple[FileChange, ...]:
                 path=path,
                 status=status,
                 old_path=source if status is FileStatus.RENAMED else None,
-                hunks=tuple(_hunk(h) for h in pf),
+                hunks=file_hunks,
                 binary=pf.is_binary_file,
                 symlink=status is not FileStatus.REMOVED and _is_symlink(header),
             )

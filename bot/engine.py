@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from bot.api import GitHubError
 from bot.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
+from bot.gcpause import paused
 from bot.models import ChangeSet, Coverage, FileStatus, Finding, Report, Severity, UnreadableFile, Verdict
 from rules.agents import load_policy
 from rules.base import Context, Review, Rule, Statement
@@ -95,6 +96,13 @@ def review(
     config_path: str = CONFIG_PATH,
 ) -> Report:
     """Review a change set with the enabled rules; config defaults to the base revision's."""
+    with paused():
+        return _review(changeset, config, rules, config_path)
+
+
+def _review(
+    changeset: ChangeSet, config: Config | None, rules: Mapping[str, Rule], config_path: str
+) -> Report:
     findings: list[Finding] = []
     problems: tuple[ConfigProblem, ...] = ()
     if config is None:

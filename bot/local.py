@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
+from bot.catfile import CatFile, CatFileError, ObjectInfo
 from bot.diff import DiffError, parse_diff
-from bot.models import ChangeSet, PullRequest
+from bot.gcpause import paused
+from bot.models import MAX_TEXT_BYTES, ChangeSet, FileChange, FileStatus, PullRequest, oversized
 
 _GIT_TIMEOUT = 120
 # Commit messages are evidence for rules, not content to review: a bounded sample is enough.
 MAX_COMMITS = 200
 MAX_COMMIT_TEXT = 64 * 1024
+# Paths per `git grep` command line, well below any system's argument limit.
+_GREP_PATHS = 1000
 
 
 class SourceError(Exception):
@@ -39,48 +44,128 @@ def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
 
 
 class GitReader:
-    """Reads blobs and trees of one repository with `git cat-file` and `git ls-tree`."""
+    """Reads blobs of one repository: sizes first, then contents, from long-lived `git cat-file`s."""
 
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, limit: int = MAX_TEXT_BYTES) -> None:
         self.repo = repo
+        self.limit = limit
+        self._check = CatFile(repo, "--batch-check")
+        self._batch = CatFile(repo, "--batch")
         self._paths: dict[str, tuple[str, ...]] = {}
+        self._known: dict[tuple[str, str], ObjectInfo | None] = {}
+        self.bytes_read = 0  # blob bytes that reached this process: the size cap keeps big files out
+
+    @property
+    def processes(self) -> int:
+        """cat-file processes started so far (one per mode for a whole review)."""
+        return self._check.started + self._batch.started
+
+    def close(self) -> None:
+        self._check.close()
+        self._batch.close()
+
+    def info(self, names: list[str]) -> list[ObjectInfo | None]:
+        """Type and size of objects named `<rev>:<path>` or by SHA, without reading them."""
+        return self._check.info(names)
+
+    def remember(self, rev: str, path: str, info: ObjectInfo | None) -> None:
+        """What is at rev:path, known already (from `git diff --raw`): looking a path up costs a tree walk."""
+        self._known[(rev, path)] = info
+
+    def _objects(self, rev: str, paths: list[str]) -> list[ObjectInfo | None]:
+        todo = [p for p in paths if (rev, p) not in self._known]
+        for path, info in zip(todo, self.info([f"{rev}:{p}" for p in todo]), strict=True):
+            self._known[(rev, path)] = info
+        return [self._known[(rev, p)] for p in paths]
+
+    def _read_one(self, rev: str, path: str) -> bytes | None:
+        # A name with a newline cannot go through the batch protocol: one process for it alone.
+        size = _git(self.repo, "cat-file", "-s", f"{rev}:{path}", check=False)
+        if size.returncode == 0 and int(size.stdout or 0) > self.limit:
+            raise oversized(path, int(size.stdout))
+        proc = _git(self.repo, "cat-file", "blob", f"{rev}:{path}", check=False)
+        self.bytes_read += len(proc.stdout)
+        return proc.stdout if proc.returncode == 0 else None
 
     def read(self, rev: str, path: str) -> bytes | None:
         # Symlinks are blobs holding their target: reading blobs never follows them.
-        proc = _git(self.repo, "cat-file", "blob", f"{rev}:{path}", check=False)
-        return proc.stdout if proc.returncode == 0 else None
+        if "\n" in path:
+            return self._read_one(rev, path)
+        try:
+            (head,) = self._objects(rev, [path])
+            if head is None or head.type != "blob":
+                return None
+            if head.size > self.limit:
+                raise oversized(path, head.size)
+            (data,) = self._batch.contents([head.sha])
+        except CatFileError:
+            return self._read_one(rev, path)
+        self.bytes_read += len(data or b"")
+        return data
 
     def read_many(self, rev: str, paths: list[str]) -> dict[str, bytes | None]:
-        """Many blobs at rev from one `git cat-file --batch`: a process per file dominates a review."""
-        paths = [p for p in paths if "\n" not in p]
-        request = "".join(f"{rev}:{p}\n" for p in paths).encode("utf-8")
+        """Many blobs at rev in one batch; blobs over the size cap are left out (read() says why)."""
+        paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
         try:
-            proc = subprocess.run(
-                ["git", "--no-pager", "cat-file", "--batch"],
-                cwd=self.repo,
-                input=request,
-                capture_output=True,
-                timeout=_GIT_TIMEOUT,
+            infos = self._objects(rev, paths)
+            wanted = [(p, i) for p, i in zip(paths, infos, strict=True) if i and i.type == "blob"]
+            small = [(p, i) for p, i in wanted if i.size <= self.limit]
+            blobs = self._batch.contents([i.sha for _, i in small])
+        except CatFileError:
+            return {}
+        out: dict[str, bytes | None] = {
+            p: None for p, i in zip(paths, infos, strict=True) if not i or i.type != "blob"
+        }
+        for (path, _), data in zip(small, blobs, strict=True):
+            out[path] = data
+            self.bytes_read += len(data or b"")
+        return out
+
+    def grep(self, rev: str, paths: list[str], words: tuple[str, ...]) -> frozenset[str]:
+        """The paths whose blob at rev holds one of words (`git grep`, so nothing is read here).
+
+        Blobs over the size cap are not searched but returned: reading them raises the cap's error, as
+        reading any file would. Missing paths and non-blobs are not returned.
+        """
+        paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
+        if not paths or not words:
+            return frozenset()
+        try:
+            infos = self._objects(rev, paths)
+        except CatFileError:
+            return frozenset(paths)
+        found = {
+            p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size > self.limit
+        }
+        todo = [
+            p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size <= self.limit
+        ]
+        patterns = [arg for w in words for arg in ("-e", w)]
+        prefix = f"{rev}:".encode()
+        for start in range(0, len(todo), _GREP_PATHS):
+            chunk = todo[start : start + _GREP_PATHS]
+            # Fixed strings, no textconv: the same test as looking for the word in the text.
+            proc = _git(
+                self.repo,
+                "--literal-pathspecs",
+                "grep",
+                "-l",
+                "-z",
+                "-F",
+                "--no-color",
+                "--no-textconv",
+                *patterns,
+                rev,
+                "--",
+                *chunk,
                 check=False,
             )
-        except (OSError, subprocess.TimeoutExpired):
-            return {}
-        out: dict[str, bytes | None] = {}
-        data, pos = proc.stdout, 0
-        for path in paths:
-            end = data.find(b"\n", pos)
-            if end < 0:
-                break
-            header = data[pos:end].split()
-            if len(header) == 3 and header[2].isdigit():
-                # "<sha> <type> <size>", then the contents whatever the type: a tree's must be skipped too.
-                size = int(header[2])
-                out[path] = data[end + 1 : end + 1 + size] if header[1] == b"blob" else None
-                pos = end + 1 + size + 1
-            else:  # "<object> missing" or "<object> ambiguous": no contents follow
-                out[path] = None
-                pos = end + 1
-        return out
+            if proc.returncode not in (0, 1):  # 1: no match
+                return frozenset(paths)  # cannot tell: every file may hold a word
+            for name in proc.stdout.split(b"\0"):
+                if name.startswith(prefix):
+                    found.add(name[len(prefix) :].decode("utf-8", "surrogateescape"))
+        return frozenset(found & set(paths))
 
     def list_paths(self, rev: str) -> tuple[str, ...]:
         if rev not in self._paths:
@@ -144,6 +229,104 @@ def commit_messages(repo: Path, base: str, head: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+class RawChange(NamedTuple):
+    """One record of `git diff --raw`: modes, blob ids, status letter and the path(s)."""
+
+    old_mode: str
+    new_mode: str
+    old_sha: str
+    new_sha: str
+    status: str
+    path: str
+    old_path: str | None = None
+
+
+_RAW_STATUS = {"A": FileStatus.ADDED, "D": FileStatus.REMOVED, "R": FileStatus.RENAMED, "C": FileStatus.ADDED}
+_NO_BLOB = "0" * 40
+
+
+def raw_changes(top: Path, base: str, head: str) -> list[RawChange]:
+    """The changed files base..head with their blob ids, as git pairs them (renames included)."""
+    out = _git(top, "diff", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-textconv", "-M", base, head)
+    fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
+    changes: list[RawChange] = []
+    i = 0
+    while i + 1 < len(fields) and fields[i].startswith(":"):
+        meta = fields[i][1:].split()
+        if len(meta) < 5:
+            raise SourceError("git diff --raw printed a record it does not document")
+        old_mode, new_mode, old_sha, new_sha, status = meta[:5]
+        if status[0] in "RC":
+            changes.append(
+                RawChange(old_mode, new_mode, old_sha, new_sha, status[0], fields[i + 2], fields[i + 1])
+            )
+            i += 3
+        else:
+            changes.append(RawChange(old_mode, new_mode, old_sha, new_sha, status[0], fields[i + 1]))
+            i += 2
+    return changes
+
+
+def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str) -> list[RawChange]:
+    """Changes with a side over the size cap, found from blob sizes alone (nothing is read).
+
+    The reader keeps what it learns of both sides of every changed file for the reads that follow.
+    """
+    shas = sorted({s for c in changes for s in (c.old_sha, c.new_sha) if s != _NO_BLOB})
+    try:
+        sizes = dict(zip(shas, reader.info(shas), strict=True))
+    except CatFileError as exc:
+        raise SourceError(str(exc)) from None
+    for c in changes:
+        if c.old_sha != _NO_BLOB and sizes.get(c.old_sha) is not None:
+            reader.remember(base, c.old_path or c.path, sizes[c.old_sha])
+        if c.new_sha != _NO_BLOB and sizes.get(c.new_sha) is not None:
+            reader.remember(head, c.path, sizes[c.new_sha])
+
+    def big(sha: str) -> bool:
+        info = sizes.get(sha)
+        return info is not None and info.type == "blob" and info.size > reader.limit
+
+    return [c for c in changes if big(c.old_sha) or big(c.new_sha)]
+
+
+def _unreviewed(change: RawChange) -> FileChange:
+    # Counted, not reviewed, as GitHub does with a file whose patch it will not show.
+    status = _RAW_STATUS.get(change.status, FileStatus.MODIFIED)
+    return FileChange(
+        path=change.path,
+        status=status,
+        old_path=change.old_path if status is FileStatus.RENAMED else None,
+        patch_missing=True,
+        symlink=status is not FileStatus.REMOVED and change.new_mode == "120000",
+    )
+
+
+def changed_files(top: Path, base: str, head: str, reader: GitReader | None = None) -> tuple[FileChange, ...]:
+    """The diff base..head as FileChanges; a file over the size cap is listed without being diffed.
+
+    `git diff --raw` and the blob sizes come first: a PR adding a 50 MB file must not cost a 50 MB diff
+    parsed line by line (issue 10). Such files are left out of the patch by pathspec and marked
+    patch_missing, so the review counts them as not reviewed.
+    """
+    reader = reader or GitReader(top)
+    changes = raw_changes(top, base, head)
+    big = _too_large(reader, changes, base, head)
+    excluded = [f":(top,exclude,literal){p}" for c in big for p in (c.path, c.old_path) if p]
+    args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
+    diff = _git(top, *args, *(["--", *excluded] if excluded else []))
+    try:
+        with paused():
+            files = parse_diff(diff.stdout.decode("utf-8", "replace"))
+    except DiffError as exc:
+        raise SourceError(str(exc)) from None
+    if not big:
+        return files
+    order = {c.path: n for n, c in enumerate(changes)}
+    listed = sorted([*files, *(_unreviewed(c) for c in big)], key=lambda f: order.get(f.path, len(order)))
+    return tuple(listed)
+
+
 def load_changeset(
     repo: str | Path,
     base: str | None = None,
@@ -164,11 +347,8 @@ def load_changeset(
     if proc.returncode != 0:
         raise SourceError(f"{base_ref} and {head} have no common ancestor")
     merge_base = proc.stdout.decode().strip()
-    diff = _git(top, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", merge_base, head_sha)
-    try:
-        files = parse_diff(diff.stdout.decode("utf-8", "replace"))
-    except DiffError as exc:
-        raise SourceError(str(exc)) from None
+    reader = GitReader(top)
+    files = changed_files(top, merge_base, head_sha, reader)
     info = pr or PullRequest()
     # The base ref only says where the diff starts (it may be a SHA or HEAD~3); which branch the PR will
     # target is known only when the caller says so (`bot check --base-branch`).
@@ -176,4 +356,4 @@ def load_changeset(
         info = info.model_copy(update={"head_ref": current_branch(top, head)})
     if commits and not (info.title or info.body or info.commits):
         info = info.model_copy(update={"commits": commit_messages(top, merge_base, head_sha)})
-    return ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=GitReader(top))
+    return ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=reader)

@@ -99,16 +99,24 @@ class TextReader(Protocol):
     """Where a change set reads file contents from (local git, GitHub API)."""
 
     def read(self, rev: str, path: str) -> bytes | None:
-        """The bytes of path at rev, or None if it does not exist there."""
+        """The bytes of path at rev, or None if it does not exist there.
+
+        May raise UnreadableFile when the file is known to be unusable before reading (over the size cap).
+        """
 
     def list_paths(self, rev: str) -> tuple[str, ...]:
         """Every file path at rev."""
 
 
+def oversized(path: str, size: int, limit: int = MAX_TEXT_BYTES) -> UnreadableFile:
+    """The error of a file too large to review; readers that know a size before reading raise it early."""
+    return UnreadableFile(path, f"file is {size:,} bytes, over the {limit:,}-byte limit")
+
+
 def decode_text(path: str, data: bytes, limit: int = MAX_TEXT_BYTES) -> str:
     """Decode untrusted file bytes as UTF-8 text, or raise UnreadableFile saying why."""
     if len(data) > limit:
-        raise UnreadableFile(path, f"file is {len(data):,} bytes, over the {limit:,}-byte limit")
+        raise oversized(path, len(data), limit)
     if b"\x00" in data:
         raise UnreadableFile(path, "file contains NUL bytes")
     try:
@@ -151,6 +159,8 @@ class ChangeSet(BaseModel):
     excluded: tuple[str, ...] = ()
     _cache: dict[tuple[str, str], str | None] = PrivateAttr(default_factory=dict)
     _raw: dict[tuple[str, str], bytes | None] = PrivateAttr(default_factory=dict)
+    # Why a file cannot be read, kept so a second reader of it gets the reason without another read.
+    _errors: dict[tuple[str, str], UnreadableFile] = PrivateAttr(default_factory=dict)
     _links: frozenset[str] | None = PrivateAttr(default=None)
 
     def file(self, path: str) -> FileChange | None:
@@ -163,24 +173,61 @@ class ChangeSet(BaseModel):
 
     def _text(self, rev: str, path: str) -> str | None:
         key = (rev, path)
+        if key in self._errors:
+            raise self._errors[key]
         if key not in self._cache:
-            if rev == self.head_sha and path in self._symlinks():
-                raise UnreadableFile(path, "it is a symbolic link; links are not followed")
-            if key in self._raw:
-                data = self._raw.pop(key)
-            else:
-                data = self.reader.read(rev, path) if self.reader is not None else None
-            self._cache[key] = None if data is None else decode_text(path, data)
+            try:
+                if rev == self.head_sha and path in self._symlinks():
+                    raise UnreadableFile(path, "it is a symbolic link; links are not followed")
+                if key in self._raw:
+                    data = self._raw.pop(key)
+                else:
+                    data = self.reader.read(rev, path) if self.reader is not None else None
+                self._cache[key] = None if data is None else decode_text(path, data)
+            except UnreadableFile as exc:
+                self._errors[key] = exc
+                raise
         return self._cache[key]
+
+    def _known(self, key: tuple[str, str]) -> bool:
+        return key in self._cache or key in self._raw or key in self._errors
 
     def prefetch(self, rev: str, paths: Iterable[str]) -> None:
         """Read many files in one go where the reader can; decoding (and its errors) waits for the text."""
         read_many = getattr(self.reader, "read_many", None)
-        todo = [p for p in dict.fromkeys(paths) if (rev, p) not in self._cache and (rev, p) not in self._raw]
+        todo = [p for p in dict.fromkeys(paths) if not self._known((rev, p))]
         if read_many is None or len(todo) < 2:
             return
         for path, data in read_many(rev, todo).items():
             self._raw[(rev, path)] = data
+
+    def mentioning(self, rev: str, paths: Iterable[str], words: tuple[str, ...]) -> frozenset[str]:
+        """The paths among paths whose text at rev may hold one of words; files that cannot be read count.
+
+        A reader that can search (`git grep`) answers without the bytes coming here; otherwise each file
+        is read. Unreadable files are kept so that whoever reads them next reports why, as before.
+        """
+        todo = list(dict.fromkeys(paths))
+        grep = getattr(self.reader, "grep", None)
+        out: set[str] = set()
+        if grep is not None:
+            # Texts already read are searched here; the rest by the reader.
+            cache, errors = self._cache, self._errors  # private attributes: each access is a lookup
+            known = [p for p in todo if (rev, p) in cache or (rev, p) in errors]
+            seen = set(known)
+            out.update(grep(rev, [p for p in todo if p not in seen], words))
+            todo = known
+        else:
+            self.prefetch(rev, todo)
+        for path in todo:
+            try:
+                text = self._text(rev, path)
+            except UnreadableFile:
+                out.add(path)
+                continue
+            if text is not None and any(w in text for w in words):
+                out.add(path)
+        return frozenset(out)
 
     def base_text(self, path: str) -> str | None:
         """Text of path at the base revision; raises UnreadableFile for binary or oversized files."""

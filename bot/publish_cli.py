@@ -11,7 +11,6 @@ the bot's status comment; the issue-5 Publisher writes that result, rendered by 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections import Counter
 from pathlib import Path
@@ -31,8 +30,6 @@ from bot.app import (
 
 if TYPE_CHECKING:
     from bot.models import Report
-
-log = logging.getLogger("bot.publish")
 
 
 def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: ignore[no-untyped-def]

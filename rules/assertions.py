@@ -10,7 +10,7 @@ base class from another file, a function from a test-helper module) is assumed t
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rules.literal_values import NAMES, Evaluator, Unknown, is_instance
@@ -342,21 +342,25 @@ def fixed_check(
 
 def bound_names(nodes: list[ast.stmt]) -> set[str]:
     """Every name the statements could bind or unbind, nested blocks included."""
+    return _bound_in(n for stmt in nodes for n in ast.walk(stmt))
+
+
+def _bound_in(walked: Iterable[ast.AST]) -> set[str]:
+    """The names these nodes (statements walked, with everything under them) bind or unbind."""
     names: set[str] = set()
-    for stmt in nodes:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                names.add(n.id)
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(n.name)
-            elif isinstance(n, ast.alias):
-                names.add((n.asname or n.name).split(".")[0])
-            elif isinstance(n, ast.ExceptHandler) and n.name:
-                names.add(n.name)
-            elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
-                names.add(n.name)
-            elif isinstance(n, ast.MatchMapping) and n.rest:
-                names.add(n.rest)
+    for n in walked:
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, ast.alias):
+            names.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            names.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            names.add(n.rest)
     return names
 
 
@@ -636,16 +640,32 @@ class _Walk:
         return found
 
 
-def local_names(fn: Function) -> frozenset[str]:
-    """The parameters of a function and the names its body binds."""
+def local_names(fn: Function, nodes: Sequence[ast.AST] | None = None) -> frozenset[str]:
+    """The parameters of a function and the names its body binds.
+
+    nodes: every node of fn (`ast.walk(fn)`) when the caller has them: the body's are those not under the
+    signature or the decorators, so the body need not be walked again.
+    """
     args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
-    return frozenset({a.arg for a in args if a is not None} | bound_names(fn.body))
+    if nodes is None:
+        bound = bound_names(fn.body)
+    else:
+        parts = [fn.args, *fn.decorator_list, fn.returns, *getattr(fn, "type_params", ())]
+        outside = {id(n) for part in parts if part is not None for n in ast.walk(part)}
+        outside.add(id(fn))
+        bound = _bound_in(n for n in nodes if id(n) not in outside)
+    return frozenset({a.arg for a in args if a is not None} | bound)
 
 
-def nodes_to_check(fn: ast.AST) -> Iterator[ast.AST]:
-    """Asserts, raises and calls, and functions named without being called (`map(_check, xs)`)."""
-    called = {id(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}
-    for n in ast.walk(fn):
+def nodes_to_check(fn: ast.AST, nodes: Sequence[ast.AST] | None = None) -> Iterator[ast.AST]:
+    """Asserts, raises and calls, and functions named without being called (`map(_check, xs)`).
+
+    nodes: every node of fn (`ast.walk` order) when the caller has them already.
+    """
+    if nodes is None:
+        nodes = list(ast.walk(fn))
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    for n in nodes:
         if isinstance(n, (ast.Assert, ast.Raise, ast.Call)):
             yield n
         elif isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and id(n) not in called:
@@ -664,12 +684,23 @@ class Verdict:
     certain: bool = True  # False: nothing it asserts can fail, but code it runs may still raise
 
 
-def _literal_rechecks(fn: Function, shadowed: frozenset[str] = frozenset()) -> dict[int, Reason]:
-    """Assertions whose outcome the test's own literals decide (top level and inside `with` blocks)."""
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+def _literal_rechecks(
+    fn: Function,
+    shadowed: frozenset[str] = frozenset(),
+    nodes: Sequence[ast.AST] | None = None,
+    local: frozenset[str] | None = None,
+    plain: set[int] | None = None,
+) -> dict[int, Reason]:
+    """Assertions whose outcome the test's own literals decide (top level and inside `with` blocks).
+
+    nodes and local: every node of fn and local_names(fn), when the caller has them already; plain
+    collects the checks that are not constant by themselves (see _recheck_block).
+    """
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in (ast.walk(fn) if nodes is None else nodes)):
         return {}
     out: dict[int, Reason] = {}
-    _recheck_block(fn.body, {}, shadowed | local_builtins(fn), out)
+    rebound = NAMES & (local_names(fn) if local is None else local)
+    _recheck_block(fn.body, {}, shadowed | rebound, out, plain)
     return out
 
 
@@ -686,8 +717,13 @@ def local_builtins(fn: Function) -> frozenset[str]:
 
 
 def _recheck_block(
-    body: list[ast.stmt], env: dict[str, Bound], shadowed: frozenset[str], out: dict[int, Reason]
+    body: list[ast.stmt],
+    env: dict[str, Bound],
+    shadowed: frozenset[str],
+    out: dict[int, Reason],
+    plain: set[int] | None = None,
 ) -> dict[str, Bound]:
+    """plain collects the checks found not constant with no literal known: verdict() need not ask again."""
     for stmt in body:
         check: ast.Assert | ast.Call | None = None
         if isinstance(stmt, ast.Assert):
@@ -699,9 +735,12 @@ def _recheck_block(
         ):
             check = stmt.value
         if check is not None:
-            why = (
+            constant = (
                 constant_assert(check, env) if isinstance(check, ast.Assert) else constant_call(check, env)
-            ) or fixed_check(check, env, shadowed)
+            )
+            if constant is None and not env and plain is not None:
+                plain.add(id(check))
+            why = constant or fixed_check(check, env, shadowed)
             if why:
                 out[id(check)] = explain(check, why)
                 continue  # it reads the literals and changes nothing
@@ -709,17 +748,19 @@ def _recheck_block(
             items = [i.context_expr for i in stmt.items] + [
                 i.optional_vars for i in stmt.items if i.optional_vars
             ]
-            env = _after(items, env)
+            env = _after(items, env) if env else env
             for item in stmt.items:
                 for name in bound_names([ast.Expr(item.optional_vars)] if item.optional_vars else []):
                     env.pop(name, None)
-            env = _recheck_block(stmt.body, env, shadowed, out)
+            env = _recheck_block(stmt.body, env, shadowed, out, plain)
             continue
         derived = _derived(stmt, env, shadowed)
-        if derived is None and not inert(stmt):
+        # With nothing known there is nothing to forget: skip walking the statement (thousands of tests).
+        if env and derived is None and not inert(stmt):
             env = _after([stmt], env)
-        for name in bound_names([stmt]):
-            env.pop(name, None)
+        if env:
+            for name in bound_names([stmt]):
+                env.pop(name, None)
         for bound in literal_bindings(stmt):
             env[bound.name] = bound
         if derived is not None:
@@ -773,6 +814,10 @@ def _quiet(stmt: ast.stmt) -> bool:
         and all(isinstance(n, _QUIET) for n in ast.walk(stmt.test))
         and (stmt.msg is None or isinstance(stmt.msg, ast.Constant))
     )
+
+
+# What _swallowed looks for between a check and its test: without one, nothing swallows a failure.
+_GUARDS = (ast.Try, ast.TryStar, ast.With, ast.AsyncWith)
 
 
 def _swallowed(node: ast.AST, level: int, parents: dict[int, ast.AST], fn: ast.AST) -> str:
@@ -834,19 +879,22 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
         return None
     body = fn.body
     walk = _Walk(scope, scope.test_class(qualname))
-    rechecks = _literal_rechecks(fn, scope.rebound)
-    parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    # Walked once for every use below: a PR may add thousands of tests.
+    nodes = list(ast.walk(fn))
+    local = local_names(fn, nodes)
+    plain: set[int] = set()
+    rechecks = _literal_rechecks(fn, scope.rebound, nodes, local, plain)
+    parents: dict[int, ast.AST] = {}
     reasons: list[Reason] = []
     swallowers: dict[str, list[ast.AST]] = {}
     checks = 0
-    local = local_names(fn)
-    for node in nodes_to_check(fn):
+    for node in nodes_to_check(fn, nodes):
         if isinstance(node, ast.Assert):
-            why = constant_assert(node, {})
+            why = None if id(node) in plain else constant_assert(node, {})
             vacuous: Reason | None = rechecks.get(id(node)) or (explain(node, why) if why else None)
             level: int | None = ASSERTION
         elif isinstance(node, ast.Call) and check_level(node) is not None:
-            why = constant_call(node, {})
+            why = None if id(node) in plain else constant_call(node, {})
             vacuous = rechecks.get(id(node)) or (explain(node, why) if why else None)
             level = check_level(node)
         else:
@@ -859,6 +907,10 @@ def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
             reasons.append(vacuous)
             continue
         assert level is not None
+        if not any(isinstance(n, _GUARDS) for n in nodes):
+            return None  # a check that can fail, and no `try` or `with` that could swallow its failure
+        if not parents:  # needed only for a check that can fail
+            parents = {id(c): p for p in nodes for c in ast.iter_child_nodes(p)}
         swallower = _swallowed(node, level, parents, fn)
         if not swallower:
             return None  # a check that can fail

@@ -389,8 +389,15 @@ def _read(changeset: ChangeSet, path: str | None, head: bool) -> tuple[str | Non
 
 
 def _side(
-    review: Review, kind: str, path: str | None, head: bool, name_as: str | None = None
+    review: Review,
+    kind: str,
+    path: str | None,
+    head: bool,
+    name_as: str | None = None,
+    holders: frozenset[str] | None = None,
 ) -> tuple[dict[str, Entry], str | None]:
+    if kind == PYTHON and holders is not None and path not in holders:
+        return {}, None  # never names a profile variable: what reading it would have concluded
     text, error = _read(review.changeset, path, head)
     if kind == PYTHON and error:
         return {}, None  # cannot tell whether an unreadable module holds profiles at all
@@ -434,12 +441,20 @@ def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
         candidates = tuple(
             f for f in cs.files if _may_hold_profiles(f.path) or _may_hold_profiles(f.old_path)
         )
-        for pair in file_pairs(cs, candidates):
-            kind = _classify(review, pair)
+        kinds = [(pair, _classify(review, pair)) for pair in file_pairs(cs, candidates)]
+        # Which Python modules name a profile variable, asked of the reader for all at once (`git grep`
+        # locally): most changed modules hold no profiles and need not be read at all.
+        words = review.config.profiles.python_variables
+        python = [pair for pair, kind in kinds if kind == PYTHON]
+        base_holders = cs.mentioning(cs.base_sha, [p.base for p in python if p.base], words)
+        head_holders = cs.mentioning(cs.head_sha, [p.head for p in python if p.head], words)
+        for side, holders in ((cs.base_sha, base_holders), (cs.head_sha, head_holders)):
+            cs.prefetch(side, holders)
+        for pair, kind in kinds:
             if kind is None:
                 continue
-            base, base_err = _side(review, kind, pair.base, head=False, name_as=pair.head)
-            head, head_err = _side(review, kind, pair.head, head=True)
+            base, base_err = _side(review, kind, pair.base, False, pair.head, base_holders)
+            head, head_err = _side(review, kind, pair.head, True, holders=head_holders)
             if kind == PYTHON and not (base or head or base_err or head_err):
                 continue  # a Python module that holds no profiles
             if kind == PRIME_RL and not (base or head or base_err or head_err):

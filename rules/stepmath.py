@@ -17,19 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-LEGACY_MICRO = "legacy-micro"
-OPTIMIZER = "optimizer"
-HF_EPOCH = "hf-epoch"
-TORCHTUNE = "torchtune"
-# A target counted in training examples (rounded up to whole optimizer steps).
-EXAMPLES = "examples"
-
-SEMANTICS: dict[str, str] = {
-    LEGACY_MICRO: "max_steps counts micro-batches; an update every GA; the tail is never stepped",
-    OPTIMIZER: "max_steps counts optimizer steps of B rows (Prime-RL)",
-    HF_EPOCH: "max_steps counts optimizer steps; each epoch's short tail is stepped (HF Trainer, TRL)",
-    TORCHTUNE: "micro_batches // GA steps per epoch, optionally capped; the tail is never stepped",
-}
+# Re-exported: the names live apart so that `bot --help` can list them without this module.
+from rules.semantics import EXAMPLES as EXAMPLES
+from rules.semantics import HF_EPOCH as HF_EPOCH
+from rules.semantics import LEGACY_MICRO as LEGACY_MICRO
+from rules.semantics import OPTIMIZER as OPTIMIZER
+from rules.semantics import SEMANTICS as SEMANTICS
+from rules.semantics import TORCHTUNE as TORCHTUNE
 
 # Prime-RL defaults (data config and schedulers).
 DEFAULT_BATCH_SIZE = 128

@@ -97,7 +97,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         if test.node is None:
             continue
         scope = scopes.get(tf.path)
-        if scope is None:  # built once per file: it reads the whole module
+        if scope is None:  # one per file: building it walks the whole module
             scope = scopes[tf.path] = Scope(tf.module)
         found = verdict(test.node, test.qualname, scope)
         if found is None:

@@ -271,9 +271,16 @@ def base_test_file(review: Review, f: FileChange) -> TestFile | None:
 def _base_tests(review: Review) -> dict[str, tuple[str, TestFile]]:
     """Base versions of the changed test files, by base path: (head path or "", parsed base file)."""
     out: dict[str, tuple[str, TestFile]] = {}
-    for f in review.changeset.files:
+    patterns = runner_patterns(review)
+    files = [
+        f
+        for f in review.changeset.files
+        if f.base_path is not None and collects(f.base_path, patterns) is not None
+    ]
+    review.changeset.prefetch(review.changeset.base_sha, [f.base_path for f in files if f.base_path])
+    for f in files:
         base_path = f.base_path
-        if base_path is None or collects(base_path, runner_patterns(review)) is None:
+        if base_path is None:
             continue
         base = base_test_file(review, f)
         if base is not None and base.tests:

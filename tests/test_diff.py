@@ -62,3 +62,45 @@ def test_github_patch_hunks():
     hunks = parse_hunks("@@ -1,2 +1,3 @@\n a\n-b\n+B\n+c", "f.py")
     (h,) = hunks
     assert (h.added, h.removed) == ((2, 3), (2,))
+
+
+def _line_by_line(text):
+    """The hunks as unidiff's full, line-by-line parse gives them (what parse_diff used before)."""
+    import unidiff
+
+    from bot.diff import _hunk
+
+    return [tuple(_hunk(h) for h in pf) for pf in unidiff.PatchSet(text)]
+
+
+def test_one_pass_line_numbers_match_unidiff_line_by_line(repo):
+    """parse_diff counts hunk lines in one pass; on every shape git prints, it agrees with unidiff's parse."""
+    body = "".join(f"line {i}\n" for i in range(40))
+    base = {
+        "crlf.txt": "a\r\nb\r\nc\r\n",
+        "no_eol.txt": "one\ntwo",
+        "blank.py": "x = 1\n\n\n\ny = 2\n",
+        "far.txt": body,
+        "old/moved.py": body,
+        "gone.txt": "bye\n",
+        "mode.sh": "echo hi\n",
+        "tricky.txt": "keep\n",
+    }
+    head = {
+        "crlf.txt": "a\r\nB\r\nc\r\n\r\n",
+        "no_eol.txt": "one\nTWO",
+        "blank.py": "x = 1\n\n\n\n\ny = 3\n",
+        "far.txt": body.replace("line 3\n", "").replace("line 30\n", "line thirty\n") + "end",
+        "old/moved.py": None,
+        "new/moved.py": body + "more\n",
+        "gone.txt": None,
+        "tricky.txt": "keep\n@@ -1,2 +1,2 @@\n--- a/x\n+++ b/y\n\\ No newline at end of file\n",
+        "new.bin": b"\x00\x01",
+    }
+    repo.commit(base, "base")
+    (repo.path / "mode.sh").chmod(0o755)
+    repo.commit(head, "head")
+    text = repo.git("diff", "-M", "HEAD~1", "HEAD")
+    files = parse_diff(text)
+    assert [f.hunks for f in files] == _line_by_line(text)
+    assert len(files) == 9 and any(f.added_lines for f in files)

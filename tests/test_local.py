@@ -103,3 +103,138 @@ def test_read_many_skips_a_tree_before_other_paths(make_repo):
     r = make_repo({"d/x.py": "x = 1\n", "f.py": "f = 1\n", "my file.py": "s = 1\n"}, {"f.py": "f = 2\n"})
     many = GitReader(r.path).read_many("main", ["d", "f.py", "gone file.py", "my file.py"])
     assert many == {"d": None, "f.py": b"f = 1\n", "gone file.py": None, "my file.py": b"s = 1\n"}
+
+
+def _recording_git(monkeypatch):
+    """Every git command load_changeset runs, with how many bytes it printed."""
+    import bot.local
+
+    calls: list[tuple[tuple[str, ...], int]] = []
+    real = bot.local._git
+
+    def git(repo, *args, check=True):
+        proc = real(repo, *args, check=check)
+        calls.append((args, len(proc.stdout)))
+        return proc
+
+    monkeypatch.setattr(bot.local, "_git", git)
+    return calls
+
+
+def test_a_file_over_the_cap_is_never_diffed_or_read(make_repo, monkeypatch):
+    from bot.engine import review
+    from bot.models import MAX_TEXT_BYTES
+
+    big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)  # short lines: the shape that made the diff parser explode
+    r = make_repo(
+        {"a.py": "a = 1\n", "grown.txt": "small\n"},
+        {"a.py": "a = 2\n", "big.txt": big, "tests/test_big.py": big, "grown.txt": big, "b.py": "b = 1\n"},
+    )
+    calls = _recording_git(monkeypatch)
+    cs = load_changeset(r.path, base="main", head="pr")
+    report = review(cs)
+    # No git command printed the big text, and none of its bytes reached the review.
+    assert calls and max(size for _, size in calls) < len(big)
+    patches = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
+    assert len(patches) == 1 and {":(top,exclude,literal)big.txt", ":(top,exclude,literal)grown.txt"} <= set(
+        patches[0]
+    )
+    assert cs.reader.bytes_read < len(big)
+    # Listed in git's order, counted and reported as not reviewed; the small files keep their diff.
+    assert [f.path for f in cs.files] == ["a.py", "b.py", "big.txt", "grown.txt", "tests/test_big.py"]
+    assert set(report.coverage.not_reviewed) == {"big.txt", "grown.txt", "tests/test_big.py"}
+    assert cs.file("a.py").added_lines == {1} and not cs.file("a.py").patch_missing
+    assert cs.file("grown.txt").status.value == "modified" and cs.file("big.txt").status.value == "added"
+    with pytest.raises(UnreadableFile, match="over the 2,097,152-byte limit"):
+        cs.head_text("big.txt")
+    assert cs.base_text("grown.txt") == "small\n"
+
+
+def test_changes_under_the_cap_are_diffed_as_before(make_repo, monkeypatch):
+    r = make_repo({"a.py": "a = 1\n", "old.py": "x = 1\n" * 20}, {"a.py": "a = 2\n", "old.py": None})
+    r.write({"new.py": "x = 1\n" * 20})
+    r.commit(None, "rename")
+    calls = _recording_git(monkeypatch)
+    cs = load_changeset(r.path, base="main", head="pr")
+    patches = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
+    assert patches == [
+        ("diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", cs.base_sha, cs.head_sha)
+    ]
+    assert [(f.path, f.old_path, f.status.value) for f in cs.files] == [
+        ("a.py", None, "modified"),
+        ("new.py", "old.py", "renamed"),
+    ]
+
+
+def test_one_cat_file_process_per_mode_for_every_read(make_repo, monkeypatch):
+    import subprocess
+
+    from bot.engine import review
+
+    started: list[list[str]] = []
+
+    class Counted(subprocess.Popen):
+        def __init__(self, args, *rest, **kw):
+            started.append(list(args))
+            super().__init__(args, *rest, **kw)
+
+    files = {f"tests/test_m{i}.py": f"def test_{i}():\n    assert f({i}) == {i}\n" for i in range(30)}
+    src = {f"src/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(30)}
+    head = {p: t + "\n\ndef test_more():\n    assert g() == 1\n" for p, t in files.items()}
+    r = make_repo(
+        {"AGENTS.md": "# Rules\n", **files, **src}, {**head, **{p: t + "x = 1\n" for p, t in src.items()}}
+    )
+    monkeypatch.setattr(subprocess, "Popen", Counted)
+    cs = load_changeset(r.path, base="main", head="pr")
+    loading = len(started)
+    review(cs)
+    # 60 changed files read at both sides: two cat-file processes (sizes, contents) answer every read.
+    assert sum("cat-file" in args for args in started) == 2
+    others = [args for args in started[loading:] if "cat-file" not in args]
+    assert len(others) <= 3, others  # listing the base tree, and `git grep` at each side
+
+
+def test_modules_that_never_name_a_profile_variable_are_not_read(make_repo):
+    from bot.engine import review
+
+    holder = 'COMPAT_PROFILES = {\n    "run": {"max_steps": 100, "batch_size": 8},\n}\n'
+    src = {f"src/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)}
+    r = make_repo(
+        {"train.py": holder, **src},
+        {"train.py": holder.replace("100", "200"), **{p: t + "x = 1\n" for p, t in src.items()}},
+    )
+    cs = load_changeset(r.path, base="main", head="pr")
+    report = review(cs)
+    # The profile module is read at both sides (its dict changed without the diff naming the variable)...
+    assert [(p.path, p.name) for p in report.profiles] == [("train.py", "run")]
+    # ...and no plain module is.
+    read = {path for _, path in cs._cache}
+    assert "train.py" in read and not any(p.startswith("src/") for p in read)
+
+
+def test_bot_review_with_a_checkout_takes_the_same_capped_path(gh, make_repo, monkeypatch, capsys):
+    """`bot review` with a workspace checkout fills GitHub's missing patch from the local diff: capped too."""
+    from bot.app import run
+    from bot.entry import settings
+    from bot.models import MAX_TEXT_BYTES
+    from tests import ghapi
+    from tests.conftest import github_client
+    from tests.test_app import TOKEN, args
+    from tests.test_publish import READY
+
+    big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
+    r = make_repo({"a.py": "1\n"}, {"a.py": "2\n", "big.txt": big})
+    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    # GitHub leaves out the patch of a file this large.
+    st.files = [ghapi.pr_file("a.py"), ghapi.pr_file("big.txt", patch=None, status="added", changes=700_000)]
+    st.repo_labels = list(READY)
+    ghapi.serve(gh, st)
+    calls = _recording_git(monkeypatch)
+    run(
+        args(repo="octo/repo", pr=7, checkout=r.path, dry_run=True),
+        settings({"GITHUB_TOKEN": TOKEN}),
+        github_client(gh),
+    )
+    assert "1 without a reviewable diff" in capsys.readouterr().out
+    assert any(a[0] == "diff" and ":(top,exclude,literal)big.txt" in a for a, _ in calls)
+    assert max(size for _, size in calls) < len(big)

@@ -474,3 +474,34 @@ def test_changed_old_test(make_repo, new_body, expected):
 def test_class_method_line_and_name(reviewed):
     (finding,) = reviewed[_path("method-empty")]
     assert finding.line == 2 and "`TestA.test_x`" in finding.message
+
+
+def test_local_names_from_the_walked_nodes_match_walking_the_body_again():
+    """verdict() passes the nodes it walked; the names must be those a walk of the body finds."""
+    import ast
+    from pathlib import Path
+
+    from rules.assertions import local_names
+
+    source = (
+        "@deco(x := 1)\n"
+        "def test_a(p, q=(y := 2), *r, s, **t) -> (z := int):\n"
+        "    a = 1\n"
+        "    def inner(u): v = 2\n"
+        "    for b in c: pass\n"
+        "    with m() as (d, e): del a\n"
+        "    try: pass\n"
+        "    except E as f: import g.h as i, j.k\n"
+        "    match w:\n"
+        "        case {**rest}: pass\n"
+        "        case [*star, n] if (o := n): pass\n"
+        "    class K: pass\n"
+    )
+    sources = [source] + [p.read_text() for p in sorted(Path(__file__).parent.glob("test_*.py"))[:10]]
+    checked = 0
+    for text in sources:
+        for fn in ast.walk(ast.parse(text)):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                assert local_names(fn, list(ast.walk(fn))) == local_names(fn), fn.name
+                checked += 1
+    assert checked > 100
