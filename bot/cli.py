@@ -24,7 +24,11 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="review local changes and print the status comment")
     p.add_argument("--repo", default=".", help="git repository (default: current directory)")
     p.add_argument("--base", help="base ref (default: the remote's default branch, else main)")
-    p.add_argument("--head", default="HEAD", help="head ref (default: HEAD)")
+    p.add_argument(
+        "--head",
+        help="review this commit (default: the working tree: HEAD plus uncommitted and untracked changes)",
+    )
+    p.add_argument("--staged", action="store_true", help="review the index: what `git commit` would commit")
     _output_args(p, LOCAL_FORMATS)
     p.add_argument(
         "--pr-title",
@@ -195,7 +199,7 @@ def _emit(  # type: ignore[no-untyped-def]
 
 def cmd_check(args: argparse.Namespace) -> int:
     from bot.engine import review
-    from bot.local import default_base, load_changeset, open_repo, resolve
+    from bot.local import current_branch, default_base, load_changeset, open_repo, resolve
     from bot.models import PullRequest
     from bot.ranges import check_range
 
@@ -205,12 +209,29 @@ def cmd_check(args: argparse.Namespace) -> int:
         body=_read_body(args.pr_body_file),
         base_ref=args.base_branch,
     )
-    changeset = load_changeset(args.repo, base=args.base, head=args.head, pr=pr)
     top = open_repo(args.repo)
+    head, label = _local_head(top, args)
+    if head != args.head:  # a snapshot: the branch is HEAD's
+        pr = pr.model_copy(update={"head_ref": current_branch(top, "HEAD")})
+    changeset = load_changeset(top, base=args.base, head=head, pr=pr)
     base = args.base or default_base(top)
-    note = check_range(changeset, base, args.head, resolve(top, base))
+    note = check_range(changeset, base, label, resolve(top, base))
     report = review(changeset, config_path=args.config)
-    return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{args.head}", note=note)
+    return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{label}", note=note)
+
+
+def _local_head(top: Path, args: argparse.Namespace) -> tuple[str, str]:
+    """The commit to review and how the output names it: --head REF, the index, or the working tree."""
+    from bot.worktree import snapshot
+
+    if args.head is not None:
+        if args.staged:
+            raise UsageError("--staged reviews the index; --head names a commit: give one of them")
+        return args.head, args.head
+    snap = snapshot(top, staged=args.staged)
+    if snap is None:  # nothing uncommitted: the review is of HEAD
+        return "HEAD", "HEAD"
+    return snap, "the staged changes" if args.staged else "the working tree"
 
 
 def cmd_example(args: argparse.Namespace) -> int:
