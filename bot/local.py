@@ -188,20 +188,41 @@ def open_repo(path: str | Path) -> Path:
     return top
 
 
+def _branches(repo: Path) -> list[str]:
+    proc = _git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes", check=False)
+    return [b for b in proc.stdout.decode("utf-8", "replace").split() if not b.endswith("/HEAD")]
+
+
 def resolve(repo: Path, ref: str) -> str:
-    """The commit SHA a ref names, or SourceError."""
+    """The commit SHA a ref names, or SourceError naming the branches there are."""
     proc = _git(repo, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False)
     if proc.returncode != 0:
-        raise SourceError(f"unknown ref: {ref}")
+        known = _branches(repo)
+        shown = ", ".join(known[:8]) + (f" and {len(known) - 8} more" if len(known) > 8 else "")
+        hint = f"; branches here: {shown}. Name the base with --base BRANCH" if known else ""
+        raise SourceError(f"unknown ref: {ref}{hint}")
     return proc.stdout.decode().strip()
 
 
 def default_base(repo: Path) -> str:
-    """The remote's default branch when there is one, else `main`."""
+    """The remote's default branch when there is one, else `main`, else `master` (when that exists)."""
     proc = _git(repo, "symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD", check=False)
     if proc.returncode == 0 and proc.stdout.strip():
         return proc.stdout.decode().strip()
+    for name in ("main", "master"):
+        if _git(repo, "rev-parse", "--verify", "-q", f"{name}^{{commit}}", check=False).returncode == 0:
+            return name
     return "main"
+
+
+def _no_common_ancestor(top: Path, base_ref: str, head: str) -> SourceError:
+    shallow = _git(top, "rev-parse", "--is-shallow-repository", check=False).stdout.decode().strip()
+    if shallow == "true":
+        return SourceError(
+            f"{base_ref} and {head} have no common ancestor in this shallow clone: fetch the history "
+            "(`git fetch --unshallow`; in GitHub Actions, `actions/checkout` with `fetch-depth: 0`)"
+        )
+    return SourceError(f"{base_ref} and {head} have no common ancestor")
 
 
 def current_branch(repo: Path, ref: str) -> str | None:
@@ -345,7 +366,7 @@ def load_changeset(
     base_tip = resolve(top, base_ref)
     proc = _git(top, "merge-base", base_tip, head_sha, check=False)
     if proc.returncode != 0:
-        raise SourceError(f"{base_ref} and {head} have no common ancestor")
+        raise _no_common_ancestor(top, base_ref, head)
     merge_base = proc.stdout.decode().strip()
     reader = GitReader(top)
     files = changed_files(top, merge_base, head_sha, reader)

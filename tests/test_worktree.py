@@ -74,3 +74,33 @@ def test_the_summary_says_what_was_reviewed(repo, capsys):
 def test_staged_and_head_together_is_a_usage_error(repo, capsys):
     code, _, err = _check(repo, capsys, "--staged", "--head", "pr")
     assert code == 2 and "give one of them" in err
+
+
+def test_a_master_repository_needs_no_base(tmp_path, capsys):
+    from tests.conftest import GitRepo
+
+    r = GitRepo(tmp_path / "repo")
+    r.commit({"AGENTS.md": AGENTS_AGT001}, "base")
+    r.git("branch", "-m", "master")
+    r.git("checkout", "-q", "-b", "fix")
+    r.write({"tests/test_a.py": UNNAMED})
+    code = main(["check", "--repo", str(r.path), "--format", "json"])
+    assert code == 1 and "AGT001" in capsys.readouterr().out
+
+
+def test_an_unknown_base_names_the_branches_there_are(repo, capsys):
+    code, _, err = _check(repo, capsys, "--base", "trunk")
+    assert code == 2
+    assert err.strip() == "bot: unknown ref: trunk; branches here: main, pr. Name the base with --base BRANCH"
+
+
+def test_a_shallow_clone_says_how_to_fetch_the_history(tmp_path, repo, capsys):
+    import subprocess
+
+    shallow = tmp_path / "shallow"
+    url = f"file://{repo.path}"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "-b", "pr", url, str(shallow)], check=True)
+    subprocess.run(["git", "-C", str(shallow), "fetch", "-q", "--depth", "1", "origin", "main:main"], check=True)
+    code = main(["check", "--repo", str(shallow), "--base", "main", "--head", "HEAD"])
+    err = capsys.readouterr().err
+    assert code == 2 and "shallow clone" in err and "fetch-depth: 0" in err
