@@ -100,7 +100,9 @@ def test_a_shallow_clone_says_how_to_fetch_the_history(tmp_path, repo, capsys):
     shallow = tmp_path / "shallow"
     url = f"file://{repo.path}"
     subprocess.run(["git", "clone", "-q", "--depth", "1", "-b", "pr", url, str(shallow)], check=True)
-    subprocess.run(["git", "-C", str(shallow), "fetch", "-q", "--depth", "1", "origin", "main:main"], check=True)
+    subprocess.run(
+        ["git", "-C", str(shallow), "fetch", "-q", "--depth", "1", "origin", "main:main"], check=True
+    )
     code = main(["check", "--repo", str(shallow), "--base", "main", "--head", "HEAD"])
     err = capsys.readouterr().err
     assert code == 2 and "shallow clone" in err and "fetch-depth: 0" in err
