@@ -16,6 +16,7 @@ is unchanged is not a changed test.
 from __future__ import annotations
 
 import ast
+import difflib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -308,6 +309,11 @@ def test_states(review: Review) -> dict[tuple[str, str], str]:
         now = {(tf.path, t.qualname) for tf in changed_test_files(review) for t in tf.tests}
         # Tests gone from where they were: the pool a moved or renamed test comes from.
         left = Counter(code_key(t.node) for where, t in before.items() if t.node and where not in now)
+        # Per file, the tests gone from it: a new test that is one of them renamed and edited is changed.
+        gone: dict[str, list[str]] = {}
+        for (path, _), t in before.items():
+            if t.node is not None and (path, t.qualname) not in now:
+                gone.setdefault(path, []).append(code_key(t.node))
         states: dict[tuple[str, str], str] = {}
         for tf, t in touched:
             assert t.node is not None
@@ -320,11 +326,38 @@ def test_states(review: Review) -> dict[tuple[str, str], str]:
             if left[key] > 0:
                 left[key] -= 1
                 states[(tf.path, t.qualname)] = "same"
+            elif t.added and _renamed_from(t, gone.get(tf.path, [])):
+                states[(tf.path, t.qualname)] = "changed"
             else:
                 states[(tf.path, t.qualname)] = "new" if t.added else "changed"
         return states
 
     return review.memo("tests.states", build)
+
+
+# A renamed test whose code also changed is still that test when most of its code is the same; the
+# comparison is bounded so that a file of thousands of removed and added tests stays cheap.
+_SIMILAR = 0.8
+_MAX_CANDIDATES = 20
+_MAX_CODE = 20_000
+
+
+def _renamed_from(test: TestFunction, gone: list[str]) -> bool:
+    """Whether test is one of the tests gone from its file, renamed and edited; the match is used up."""
+    if not gone or test.node is None:
+        return False
+    key = code_key(test.node)
+    if len(key) > _MAX_CODE:
+        return False
+    for i, old in enumerate(gone[:_MAX_CANDIDATES]):
+        if len(old) > _MAX_CODE:
+            continue
+        matcher = difflib.SequenceMatcher(None, old, key, autojunk=False)
+        if matcher.real_quick_ratio() >= _SIMILAR and matcher.quick_ratio() >= _SIMILAR:
+            if matcher.ratio() >= _SIMILAR:
+                del gone[i]
+                return True
+    return False
 
 
 def touched_tests(

@@ -43,12 +43,6 @@ _WRONG: dict[str, tuple[str, ...]] = {
     "issue 9: a fix PR's unrelated test in another class": (
         "pytest-6b6502e TestHiddenParam.test_idmaker_error_without_nodeid AGT001",
     ),
-    # test_function_return_non_none_error renamed to ..._warning, a mark added and one line dropped: the
-    # rename is not seen because the body changed; pairing a removed and an added test of the same file by
-    # body similarity (not identity) would.
-    "issue 9: a renamed test with a changed body is taken for new": (
-        "pytest-53f05c4 test_function_return_non_none_warning AGT001",
-    ),
     # A fix PR adds two unnamed tests; only the non-string one reproduces the bug, the string one checks
     # that the old path still works. Nothing general tells them apart (arguable: a maintainer might ask
     # for a reference on both).

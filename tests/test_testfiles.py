@@ -275,3 +275,29 @@ def test_broken_file_is_one_notice_across_rules_and_others_are_reviewed(make_rep
     assert len(bad) == 1 and bad[0].severity == "notice" and bad[0].line in (5, 6)
     assert "syntax error" in bad[0].message
     assert {"AGT001", "AGT002"} <= {f.rule for f in report.findings if f.path == "tests/test_fine.py"}
+
+
+RENAMED_BASE = (
+    "def test_return_error():\n    r = run()\n    r.assert_outcomes(failed=1)\n    assert 'error' in r.out\n"
+)
+RENAMED_HEAD = (
+    "@pytest.mark.filterwarnings('default')\n"
+    "def test_return_warning():\n    r = run()\n    r.assert_outcomes(passed=1)\n"
+    "    assert 'error' in r.out\n"
+)
+
+
+EVERY_NEW_TEST = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
+
+
+@pytest.mark.parametrize(
+    "head, new",
+    [
+        (RENAMED_HEAD, False),  # renamed, a mark added, one value changed: that test, changed
+        ("def test_other():\n    assert compute(3) == 9\n", True),  # shares little with the one removed
+    ],
+)
+def test_a_renamed_and_edited_test_is_changed_not_new(make_repo, head, new):
+    base = {"AGENTS.md": AGENTS_ALL, ".github/bot.yml": EVERY_NEW_TEST, "tests/test_r.py": RENAMED_BASE}
+    report = review_change(make_repo, base, {"tests/test_r.py": head})
+    assert ("AGT001" in codes(report)) is new
