@@ -251,6 +251,7 @@ _FRAGMENT_DIRS = frozenset(
     "changelog changes newsfragments news changelog.d changes.d newsfragments.d unreleased".split()
 )
 FIX_KINDS = frozenset("bugfix bugfixes bug bugs fix fixes fixed security".split())
+NEW_KINDS = frozenset("feature features added deprecation deprecations removal removals breaking".split())
 OTHER_KINDS = frozenset(
     "feature features improvement improvements enhancement enhancements deprecation deprecations removal "
     "removals breaking doc docs trivial misc vendor packaging contrib performance perf added changed".split()
@@ -271,15 +272,28 @@ def fragment_kinds(paths: Iterable[str]) -> frozenset[str]:
     return frozenset(kinds)
 
 
-def pr_cues(pr: PullRequest, fragments: frozenset[str] = frozenset()) -> list[Cue]:
+# "fix #6881: add an option", branch "fix-6881-...": an issue closed, not a bug said to be fixed; where the
+# change's fragments say it is a feature, such a title or branch is no fix.
+_CLOSING = re.compile(r"\bfix(?:es|ed)?[\s:#-]{0,3}\d+\b", re.IGNORECASE)
+
+
+def pr_cues(pr: PullRequest, fragments: frozenset[str] = frozenset(), whole: bool = False) -> list[Cue]:
     """Evidence that the PR fixes something: a strong word in its title, labels, branch or a commit
     subject, a closing reference ("Fixes #12") in its description or a commit body, or a bugfix changelog
     fragment. A change whose fragments all say another kind (feature, deprecation...) is no fix on the
     strength of its descriptions or the commits inside it: projects close every kind of issue with
     "Fix #12", and a feature branch has its "fix tests" commits."""
     fix_fragment = bool(fragments & FIX_KINDS)
-    bodies = fix_fragment or not fragments
-    said = [cue for text, where in _said(pr, bodies) if text for cue in _cues(text, where) if cue.strong]
+    bodies = (fix_fragment or not fragments) and not whole  # whole: only what speaks for the whole change
+    # A feature's "fix #6881" title or branch closes the feature request.
+    closes_only = not fix_fragment and bool(fragments & NEW_KINDS)
+    said = [
+        cue
+        for text, where in _said(pr, bodies)
+        if text
+        for cue in _cues(_CLOSING.sub(" ", text) if closes_only else text, where)
+        if cue.strong
+    ]
     closes = [
         Cue(" ".join(m.group(0).split()).lower()[:30], where)
         for text, where in (_described(pr) if bodies else ())
@@ -314,11 +328,17 @@ def _words(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOPWORDS}
 
 
-def shared_words(pr: PullRequest, test: TestFunction) -> set[str]:
-    """Words the test's name shares with the PR title or branch (or, locally, a commit subject)."""
+def shared_words(pr: PullRequest, test: TestFunction, titles_only: bool = False) -> set[str]:
+    """Words the test's name shares with the PR title or branch (or, locally, a commit subject); with
+    titles_only, with the PR title alone (locally: the newest commit's subject, a merge's PR title)."""
     said: set[str] = set()
-    branches = [pr.head_ref, *(m.branch for m in map(_message, pr.commits))]
-    for subject in [*_subjects(pr), *(_branch_words(b) for b in branches if b)]:
+    if titles_only:
+        newest = _message(pr.commits[0]).subjects[:1] if pr.commits else ()
+        texts = [pr.title, *newest]
+    else:
+        branches = [pr.head_ref, *(m.branch for m in map(_message, pr.commits))]
+        texts = [*_subjects(pr), *(_branch_words(b) for b in branches if b)]
+    for subject in texts:
         said |= _words(_CAMEL.sub(" ", subject))
     return _words(_name_text(test.name)) & said
 

@@ -33,12 +33,14 @@ from what the test and the PR say:
   change it is in the maintainers' own terms: `changelog/12.bugfix.rst` makes it a fix PR; fragments
   that all say another kind (`.feature`, `.deprecation`, `.improvement`...) leave only the title,
   labels and branch as evidence, not "Fix #12" in a description (projects close every kind of issue
-  that way) nor the commits inside the PR ("fix tests"). In a fix PR a test is
+  that way) nor the commits inside the PR ("fix tests"); with a `.feature` (or deprecation, removal,
+  breaking) fragment, "fix #12" in the title or branch closes the feature request. In a fix PR a test is
   a regression test when its words describe changed behaviour ("again", "instead of", "used to",
   "stops raising"), or when at most 3 new tests name nothing, none beside it (in its class, or at
   module level with it) names what it guards, and it sits where the fix is: its file imports or is
   named after a module the PR changes, or its name shares a word (up to inflection: "annotations",
-  "annotation") with the PR title or branch. A
+  "annotation") with the PR title or branch. With more than 3, a test counts when its name shares two
+  words with the PR title and nothing but bugfix fragments says what the change is. A
   title that says it adds regression tests makes all its new tests regression tests.
 
 Each such test that names nothing is an error, and the message says what made it a regression test.
@@ -82,6 +84,7 @@ from bot.models import FileStatus, Finding, PullRequest, Severity
 from rules.base import Context, Rule
 from rules.regression_evidence import (
     FEW,
+    FIX_KINDS,
     adds_regression_tests,
     changed_module,
     fragment_kinds,
@@ -215,7 +218,16 @@ def _reason(  # noqa: PLR0913 - the evidence, each piece named
         return None
     if own:
         return f"{own[0]}, and {fix}"
-    if not few or beside_named:
+    if beside_named:
+        return None
+    if not few:
+        # Many new tests: one whose name says what the title says (two of its words) is the fix's test,
+        # when the whole change says it is a fix (title, branch, labels or a bugfix fragment).
+        # Not where fragments say the change is also something else: the title then names that.
+        whole = None if fragments - FIX_KINDS else next(iter(pr_cues(pr, fragments, whole=True)), None)
+        title = sorted(shared_words(pr, test, titles_only=True))
+        if whole is not None and len(title) >= 2:
+            return f'{whole}, and its name shares "{title[0]}" and "{title[1]}" with the PR title'
         return None
     module = changed_module(tf, changed)
     if module is not None:

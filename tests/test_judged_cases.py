@@ -27,9 +27,6 @@ PRIMERL_PAIRS = "issue 9: part 5 (profiles paired by path, not by git's rename g
 # Why the bot still gets a judged case wrong -> the cases, as "extract test-or-path rule". Empty: every
 # judged case holds. A case the bot gets wrong again goes here with its reason, as a strict xfail.
 _WRONG: dict[str, tuple[str, ...]] = {
-    # The PR fixes a path escape but says so only in prose ("keys were joined ... without normalization");
-    # no word of its title, branch or test says fix, and prose in a description is not taken as evidence.
-    "issue 9: a fix described only in prose": ("pytest-2a9e201 TestNewAPI.test_cache_key_escape AGT001",),
     # A mypy-only check in testing/typing_checks.py guards a typing fix; pytest never collects the file,
     # so whether it is a "test" the rule covers is arguable (judged yes by the sampling rule's definition).
     "issue 9: a typing check in a file no runner collects": ("pytest-a95bea7 test_hidden_param AGT001",),
@@ -54,12 +51,12 @@ _WRONG: dict[str, tuple[str, ...]] = {
     "issue 9: a fix described only by the test's comment 'Previously ... an error was raised'": (
         "pytest-c77995b TestRewriteOnImport.test_rewrite_warning_ignore AGT001",
     ),
-    # A fix PR adding four or more unnamed tests is taken for a feature (more than FEW = 3): one notice.
-    # Letting a test in on two words shared with the title was tried: it added errors on perf and
-    # refactor PRs' tests in the pinned range, so it was dropped.
-    "issue 9: fix PRs with more than three new tests get only the notice": (
+    # A fix PR ("fix-2781" branch, "fix: validate marker names" commit) adding four unnamed tests, which
+    # its own changelog/2781.feature.rst calls a feature: with more than FEW = 3 unnamed tests a test
+    # counts only when the change is a fix as a whole (no other kind of fragment) and its name shares two
+    # words with the title. Judged yes before the fragment was seen; arguable.
+    "issue 9: a fix PR with more than three new tests and a feature fragment": (
         "pytest-5fd2be0 test_strict_prohibits_unregistered_markers_in_markexpr AGT001",
-        "pytest-966edc9 test_saferepr_dict_preserves_insertion_order AGT001",
     ),
 }
 KNOWN_WRONG = {tuple(key.split(" ")): reason for reason, keys in _WRONG.items() for key in keys}

@@ -367,3 +367,36 @@ def test_shared_words_match_up_to_inflection(tmp_path):
     head = {"tests/test_other.py": _test("test_annotations_deferred")}
     pr = PullRequest(title="Fix: defer annotation evaluation")
     assert _graded(_review(tmp_path, head, pr)) == [("error", "tests/test_other.py")]
+
+
+def _named_after(words: str, n: int) -> str:
+    return "".join(_test(f"test_{words}_{i}") + "\n\n" for i in range(n))
+
+
+@pytest.mark.parametrize(
+    "title, fragment, expected",
+    [
+        # Many new tests in a fix PR: those whose names say what the title says are the fix's tests.
+        ("Fix zero area of empty shapes", None, [("error", "tests/test_other.py")] * 5),
+        # The change is also a feature by its own fragment: its title names the feature.
+        ("Fix zero area of empty shapes", "changelog/3.feature.rst", [("notice", None)]),
+        # One word in common is not enough with this many tests.
+        ("Fix area of empty shapes", None, [("notice", None)]),
+    ],
+)
+def test_a_fix_prs_many_tests_named_after_the_title(tmp_path, title, fragment, expected):
+    head = {"tests/test_other.py": _named_after("zero_area", 5), **({fragment: "x\n"} if fragment else {})}
+    assert _graded(_review(tmp_path, head, PullRequest(title=title))) == expected
+
+
+@pytest.mark.parametrize(
+    "branch, fragment, expected",
+    [
+        ("fix-12-zero-area", "changelog/12.feature.rst", "notice"),  # closes the feature request #12
+        ("fix-12-zero-area", "changelog/12.improvement.rst", "error"),
+        ("fix-zero-area", "changelog/12.feature.rst", "error"),  # a fix word of its own
+    ],
+)
+def test_fix_hash_n_in_a_features_branch_closes_an_issue(tmp_path, branch, fragment, expected):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area"), fragment: "x\n"}
+    assert _graded(_review(tmp_path, head, PullRequest(head_ref=branch))) == [(expected, T)]
