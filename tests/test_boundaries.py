@@ -54,8 +54,9 @@ def test_only_the_entry_module_reads_the_environment():
         for p in (ROOT / "bot").rglob("*.py")
         if _uses(p, "os.environ") or _uses(p, "getenv")
     ]
-    # examples.py copies the environment to give git a fixed identity; it reads no setting from it.
-    assert set(readers) <= {"bot/entry.py", "bot/examples.py"}, readers
+    # examples.py and worktree.py copy the environment to give git a fixed identity (and worktree.py a
+    # temporary index file); they read no setting from it.
+    assert set(readers) <= {"bot/entry.py", "bot/examples.py", "bot/worktree.py"}, readers
 
 
 def test_the_default_run_cannot_reach_the_network():
