@@ -34,6 +34,7 @@ from bot.api import (
 from bot.models import MAX_TEXT_BYTES, UnreadableFile
 
 T = TypeVar("T")
+REVIEW_BODY = "Suggested changes for the review's findings: each applies with one click."
 log = logging.getLogger(__name__)
 
 # No single wait may exceed this: a run ends in bounded time; a reset an hour away is reported instead.
@@ -323,7 +324,8 @@ class GitHubClient:
 
     def create_review(self, number: int, commit_id: str, comments: tuple[dict, ...]) -> None:
         """One review holding every comment: an event of COMMENT, never an approval or a change request."""
-        body = {"commit_id": commit_id, "event": "COMMENT", "body": "", "comments": list(comments)}
+        # GitHub requires a body with COMMENT: one line saying what the comments are.
+        body = {"commit_id": commit_id, "event": "COMMENT", "body": REVIEW_BODY, "comments": list(comments)}
         self._json("POST", f"{self._path}/pulls/{number}/reviews", body)
 
     def delete_review_comment(self, comment_id: int) -> None:
