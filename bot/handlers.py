@@ -235,7 +235,7 @@ def _suggest(
     try:
         existing = ctx.client.review_comments(fresh.number)
     except GitHubError as exc:
-        publisher._failed("list the review comments", exc)
+        publisher.failed("list the review comments", exc)
         return
     mine = {c.id for c in existing if is_identity(c, identity)}
     todo = plan_suggestions(selection.suggestions, existing, mine)

@@ -240,13 +240,13 @@ class Publisher:
         try:
             fn()
         except GitHubError as exc:
-            self._failed(what, exc)
+            self.failed(what, exc)
             return False
         self.writes += 1
         log.info("%s", _done(what))
         return True
 
-    def _failed(self, what: str, exc: GitHubError) -> None:
+    def failed(self, what: str, exc: GitHubError) -> None:
         if exc.fatal_for_writes:
             self.error = exc
         else:
@@ -262,7 +262,7 @@ class Publisher:
             return {name.lower() for name in self.client.repo_labels()}
         except GitHubError as exc:
             # Adding a label the repository lacks creates it (uncoloured): the rest of the publish goes on.
-            self._failed("list the repository's labels", exc)
+            self.failed("list the repository's labels", exc)
             return None
 
     def labels(self, number: int, add: tuple[str, ...], remove: tuple[str, ...], config: Config) -> None:
