@@ -151,3 +151,20 @@ def test_a_read_only_token_attempts_nothing_and_says_why_once(gh, make_repo, cap
         rec.getMessage() for rec in caplog.records if "suggested changes not attempted" in rec.getMessage()
     ]
     assert said == ["suggested changes not attempted: read-only"]
+
+
+def test_review_comments_are_listed_100_a_page(gh, make_repo):
+    r, st = _pull(gh, make_repo, ["one"])
+    # 150 comments people left on the diff: the bot's suggestion is found on the second page.
+    st.review_comments = [
+        ghapi.review_comment(st.next_id(), f"note {i}", "alice", "tests/test_a.py", 1) for i in range(150)
+    ]
+    _run(gh, r)
+    assert len(st.created_reviews) == 1
+    before = len(gh.calls())
+    _run(gh, r)
+    again = gh.calls()[before:]
+    assert (
+        again.count(("GET", "/repos/octo/repo/pulls/7/comments")) == 2
+    )  # pages of 100 (the fake asserts it)
+    assert [c for c in again if c[0] in ghapi.WRITE_METHODS and c[1] != "/graphql"] == []
