@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.models import Fix
 
@@ -13,10 +14,17 @@ def fix_key(rule: str, path: str, *parts: str) -> str:
     return ":".join((rule, path, *parts))
 
 
+@lru_cache(maxsize=16)
+def lines_of(text: str) -> tuple[str, ...]:
+    """The lines of a file's text, split once however many fixes a file gets (a test file may hold
+    thousands of new tests: splitting it for each would be quadratic)."""
+    return tuple(text.splitlines())
+
+
 def replacement(key: str, path: str, text: str, start: int, end: int, lines: Iterable[str]) -> Fix | None:
     """A Fix replacing lines start..end of text, or None when that range is not in the text or nothing
     would change."""
-    have = text.splitlines()
+    have = lines_of(text)
     if not 1 <= start <= end <= len(have):
         return None
     new = tuple(lines)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from bot.models import Fix
-from rules.fixes import fix_key, replacement
+from rules.fixes import fix_key, lines_of, replacement
 from rules.testfiles import TestFile, TestFunction
 
 # A docstring opening that already says what the test guards: the reference is added, not prefixed.
@@ -58,6 +59,7 @@ def _phrase(test: TestFunction) -> str:
     return words or "what it protects"
 
 
+@lru_cache(maxsize=16)
 def _quote(text: str) -> str:
     """The docstring quotes the file already uses: `'''` only where it uses them more than `\"\"\"`."""
     return "'''" if text.count("'''") > text.count('"""') else '"""'
@@ -65,7 +67,7 @@ def _quote(text: str) -> str:
 
 def _replace_first_line(tf: TestFile, test: TestFunction, doc: ast.Expr, sentence: str) -> Fix | None:
     """Replace the docstring's first line of text in place, keeping its quotes and the lines after it."""
-    lines = tf.text.splitlines()
+    lines = lines_of(tf.text)
     first = first_line(test)
     end = doc.end_lineno or doc.lineno
     for number in range(doc.lineno, min(end, len(lines)) + 1):
@@ -96,7 +98,7 @@ def _insert(
     body = node.body[0]
     decorators = getattr(body, "decorator_list", None) or []
     number = min([body.lineno, *(d.lineno for d in decorators)])
-    lines = tf.text.splitlines()
+    lines = lines_of(tf.text)
     if number <= node.lineno or number > len(lines):
         return None  # `def test(): ...` on one line: no line of its own to put a docstring above
     line = lines[number - 1]

@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from bot import formats
 from bot.models import Finding, Fix, Severity, UnreadableFile
 from rules.base import Context, Rule
-from rules.fixes import fix_key, replacement
+from rules.fixes import fix_key, lines_of, replacement
 from rules.profiles import PROFILE, UNBOUNDED, Expect, Row, changed_profile_files, profile_rows
 
 # Every value an `expect` table may pin; each is a field of the derived StepValues.
@@ -67,7 +67,7 @@ def _expect_fix(ctx: Context, row: Row, key: str, want: int, got: int) -> Fix | 
     number = lines.get((*table, "expect", key)) or lines.get((*table, "expect"))
     if number is None:
         return None
-    line = text.splitlines()[number - 1]
+    line = lines_of(text)[number - 1]
     pattern = re.compile(
         rf"""(?<![\w-])(["']?{re.escape(key)}["']?\s*[=:]\s*){re.escape(str(want))}(?![\w.])"""
     )
