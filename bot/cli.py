@@ -43,6 +43,14 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
         help="config file, read at the base revision (default: %(default)s)",
     )
     p.add_argument("--base-branch", help="branch the pull request targets, for AGT004 non-trunk-base")
+    fixing = p.add_mutually_exclusive_group()
+    fixing.add_argument(
+        "--fix",
+        action="store_true",
+        help="write the mechanical fixes into the work tree (AGT001's docstring needs --pr-number) and "
+        "print what changed; a second run finds nothing to do",
+    )
+    fixing.add_argument("--diff", action="store_true", help="print the fixes as a patch; nothing is written")
 
 
 def _output_args(p: argparse.ArgumentParser, formats: tuple[str, ...] = REVIEW_FORMATS) -> None:
@@ -209,6 +217,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         body=_read_body(args.pr_body_file),
         base_ref=args.base_branch,
     )
+    if args.fix and args.head is not None:
+        raise UsageError(
+            f"--fix writes into the files of the work tree; --head {args.head} reviews a commit, which "
+            "cannot be edited: leave out --head (or use --diff to see the patch)"
+        )
     top = open_repo(args.repo)
     head, label = _local_head(top, args)
     if head != args.head:  # a snapshot: the branch is HEAD's
@@ -217,7 +230,30 @@ def cmd_check(args: argparse.Namespace) -> int:
     base = args.base or default_base(top)
     note = check_range(changeset, base, label, resolve(top, base))
     report = review(changeset, config_path=args.config)
+    if args.fix or args.diff:
+        return _fix(report, changeset, top, args)
     return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{label}", note=note)
+
+
+def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    """--diff: the patch on stdout, exit 1 when there is one. --fix: write, say what changed, exit by the
+    findings no fix resolved (at --fail-level)."""
+    from bot.fixing import fix, summary
+    from bot.output import exit_code, to_json
+
+    if args.output is not None:
+        _save(args.output, to_json(report))
+    outcome = fix(report, changeset, top, write=args.fix)
+    if args.diff:
+        sys.stdout.write(outcome.patch)
+        sys.stderr.write(summary(outcome, report, wrote=False))
+        return 1 if outcome.applied else 0
+    sys.stdout.write(summary(outcome, report, wrote=True))
+    done = {f.key for f in outcome.applied}
+    rest = report.model_copy(
+        update={"findings": tuple(f for f in report.findings if f.fix is None or f.fix.key not in done)}
+    )
+    return exit_code(rest, args.fail_level)
 
 
 def _local_head(top: Path, args: argparse.Namespace) -> tuple[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -105,6 +105,8 @@ class Config(Strict):
     trunk: str | None = None
     # Globs of paths left out of the review entirely, e.g. ["examples/**", "third_party/**"].
     exclude: tuple[str, ...] = ()
+    # Which findings' fixes are posted as suggested changes on the pull request's lines.
+    suggestions: Literal["off", "errors", "all"] = "off"
 
     _many = field_validator("exclude", mode="before")(_one_or_many)
 

@@ -28,11 +28,13 @@ from bot.api import (
     GitHubError,
     PullFile,
     PullInfo,
+    ReviewComment,
     ReviewInfo,
 )
 from bot.models import MAX_TEXT_BYTES, UnreadableFile
 
 T = TypeVar("T")
+REVIEW_BODY = "Suggested changes for the review's findings: each applies with one click."
 log = logging.getLogger(__name__)
 
 # No single wait may exceed this: a run ends in bounded time; a reset an hour away is reported instead.
@@ -316,6 +318,23 @@ class GitHubClient:
             if exc.kind != "not-found":  # not there: already the state we want
                 raise
 
+    def review_comments(self, number: int) -> tuple[ReviewComment, ...]:
+        """Every comment on the pull request's lines, 100 a page."""
+        return self._list(f"{self._path}/pulls/{number}/comments", _review_comment)
+
+    def create_review(self, number: int, commit_id: str, comments: tuple[dict, ...]) -> None:
+        """One review holding every comment: an event of COMMENT, never an approval or a change request."""
+        # GitHub requires a body with COMMENT: one line saying what the comments are.
+        body = {"commit_id": commit_id, "event": "COMMENT", "body": REVIEW_BODY, "comments": list(comments)}
+        self._json("POST", f"{self._path}/pulls/{number}/reviews", body)
+
+    def delete_review_comment(self, comment_id: int) -> None:
+        try:
+            self._json("DELETE", f"{self._path}/pulls/comments/{comment_id}")
+        except GitHubError as exc:
+            if exc.kind != "not-found":  # already gone
+                raise
+
     def permission(self, login: str) -> str:
         what = f"GET {self._path}/collaborators/{login}/permission"
         return self._call(what, lambda: self._repo.get_collaborator_permission(login))
@@ -500,6 +519,19 @@ def _comment(data: Any) -> Comment:
         author_type=kind,
         body=data.get("body") or "",
         created_at=data.get("created_at") or "",
+    )
+
+
+def _review_comment(data: Any) -> ReviewComment:
+    login, kind = _login(data.get("user"))
+    reply = data.get("in_reply_to_id")
+    return ReviewComment(
+        id=data["id"],
+        author=login,
+        author_type=kind,
+        body=data.get("body") or "",
+        path=data.get("path") or "",
+        in_reply_to=reply if isinstance(reply, int) else None,
     )
 
 

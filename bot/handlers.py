@@ -21,6 +21,7 @@ from bot.publish import (
     describe,
     desired_labels,
     is_approved,
+    is_identity,
     label_changes,
     ours,
     plan_publish,
@@ -29,6 +30,8 @@ from bot.publish import (
 )
 from bot.pull import ApiReader, load_pull, local_checkout, prefetch, read_faults, unreviewed_that_matter
 from bot.render import MARKER
+from bot.suggest import Selection, note, select
+from bot.suggest import plan as plan_suggestions
 from bot.waivers import apply_waivers, stamp
 
 log = logging.getLogger(__name__)
@@ -171,7 +174,7 @@ def review_pull(
             "run; this result was not published (the run for the new head publishes its own)."
         )
         return
-    publish(ctx, report, fresh, comments, identity, state, config)
+    publish(ctx, report, fresh, comments, identity, state, config, changeset)
 
 
 def published(client: Client, number: int) -> tuple[str, tuple[Comment, ...], State]:
@@ -200,14 +203,47 @@ def publish(
     identity: str,
     state: State,
     config: Config,
+    changeset: ChangeSet | None = None,
 ) -> None:
-    """Write what differs between the labelled report and the pull request as fresh shows it."""
+    """Write what differs between the labelled report and the pull request as fresh shows it.
+
+    The suggested changes are this run's own review's (in the fork-safe pair, the publish job's), never
+    taken from an artifact; the fixes they cannot show are named in the status comment.
+    """
+    selection = select(report, changeset, config.suggestions) if changeset is not None else Selection()
+    left = note(selection)
+    if left:
+        report = report.model_copy(update={"notes": (*report.notes, left)})
     plan = plan_publish(report, fresh, comments, identity, state, config, ctx.check_run)
     if ctx.dry_run:
         ctx.echo(describe(plan))
     publisher = Publisher(ctx.client, dry_run=ctx.dry_run, echo=lambda line: log.info("%s", line))
     publisher.apply(plan, identity, config)
+    if changeset is not None and config.suggestions != "off":
+        _suggest(ctx, publisher, fresh, identity, selection)
     _finish(ctx, publisher)
+
+
+def _suggest(
+    ctx: Context, publisher: Publisher, fresh: PullInfo, identity: str, selection: Selection
+) -> None:
+    """Make the pull request's suggested changes those of the selection (nothing when nothing differs)."""
+    if publisher.error is not None:
+        # Read-only token (or a fault no retry fixes): a review would be refused too, so none is tried.
+        log.info("suggested changes not attempted: %s", publisher.error.kind)
+        return
+    try:
+        existing = ctx.client.review_comments(fresh.number)
+    except GitHubError as exc:
+        publisher.failed("list the review comments", exc)
+        return
+    mine = {c.id for c in existing if is_identity(c, identity)}
+    todo = plan_suggestions(selection.suggestions, existing, mine)
+    if ctx.dry_run:
+        ctx.echo(
+            f"Suggested changes: {len(todo.post)} to post, {len(todo.delete)} to delete, {todo.kept} shown\n"
+        )
+    publisher.suggestions(fresh.number, fresh.head_sha, todo)
 
 
 def on_pull_request(ctx: Context, event: Event) -> None:

@@ -255,6 +255,22 @@ class ChangeSet(BaseModel):
         return self.model_copy(update={"files": kept, "exclude": patterns, "excluded": self.excluded + gone})
 
 
+class Fix(Frozen):
+    """A mechanical fix of a finding: lines start..end (1-based, inclusive) of path at head become `lines`.
+
+    `original` holds the lines replaced as the review read them, so that a fix is applied only to the text it
+    was computed from (a stale fix is refused, an applied one is recognised). `key` names what the fix is
+    about (rule, path, test or profile) and stays the same across pushes while the finding stands.
+    """
+
+    key: str
+    path: str
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    original: tuple[str, ...]
+    lines: tuple[str, ...]
+
+
 class Finding(Frozen):
     """One problem a rule found, with the place it points at and the policy it enforces."""
 
@@ -267,6 +283,8 @@ class Finding(Frozen):
     # Where the rule comes from, e.g. "AGENTS.md:14", and that line's sentence.
     source: str | None = None
     source_text: str | None = None
+    # The replacement that resolves it, where the rule knows one for certain (AGT001, TRN001).
+    fix: Fix | None = None
 
 
 class Waiver(Frozen):

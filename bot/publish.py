@@ -17,10 +17,11 @@ from functools import partial
 
 from pydantic import ValidationError
 
-from bot.api import Annotation, Client, Comment, GitHubError, PullInfo, ReviewInfo
+from bot.api import Annotation, Client, Comment, GitHubError, PullInfo, ReviewComment, ReviewInfo
 from bot.config import Config
 from bot.models import Frozen, Report, Severity, Waiver
 from bot.render import COMMENT_LIMIT, MARKER, render_comment
+from bot.suggest import SuggestionPlan
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ def decode_state(body: str) -> State:
         return State()
 
 
-def is_identity(comment: Comment, identity: str) -> bool:
+def is_identity(comment: Comment | ReviewComment, identity: str) -> bool:
     """Whether the token's identity wrote comment; an app may be named with or without REST's "[bot]"."""
     author, me = comment.author.lower(), identity.lower()
     if author == me:
@@ -239,13 +240,13 @@ class Publisher:
         try:
             fn()
         except GitHubError as exc:
-            self._failed(what, exc)
+            self.failed(what, exc)
             return False
         self.writes += 1
         log.info("%s", _done(what))
         return True
 
-    def _failed(self, what: str, exc: GitHubError) -> None:
+    def failed(self, what: str, exc: GitHubError) -> None:
         if exc.fatal_for_writes:
             self.error = exc
         else:
@@ -261,7 +262,7 @@ class Publisher:
             return {name.lower() for name in self.client.repo_labels()}
         except GitHubError as exc:
             # Adding a label the repository lacks creates it (uncoloured): the rest of the publish goes on.
-            self._failed("list the repository's labels", exc)
+            self.failed("list the repository's labels", exc)
             return None
 
     def labels(self, number: int, add: tuple[str, ...], remove: tuple[str, ...], config: Config) -> None:
@@ -373,6 +374,24 @@ class Publisher:
             )
         for c in extra:
             self.write(f"delete duplicate status comment {c.id}", partial(self.client.delete_comment, c.id))
+
+    def suggestions(self, number: int, head_sha: str, plan: SuggestionPlan) -> None:
+        """All new suggestions in one review (event COMMENT), then the outdated ones deleted."""
+        if plan.post:
+            comments = tuple(
+                {"path": s.path, "line": s.line, "side": "RIGHT", "body": s.body}
+                | ({"start_line": s.start_line, "start_side": "RIGHT"} if s.start_line < s.line else {})
+                for s in plan.post
+            )
+            self.write(
+                f"create a review with {_plural(len(plan.post), 'suggested change')}",
+                partial(self.client.create_review, number, head_sha, comments),
+            )
+        for comment_id in plan.delete:
+            self.write(
+                f"delete outdated suggestion {comment_id}",
+                partial(self.client.delete_review_comment, comment_id),
+            )
 
 
 def _window_before(stamp: str) -> str | None:

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     if disagrees(report, recomputed):
         print(f"bot: {disagreement(report, recomputed, args.dry_run)}", file=sys.stderr)
     try:
-        publish(ctx, recomputed, fresh, comments, identity, state, config)
+        publish(ctx, recomputed, fresh, comments, identity, state, config, changeset)
     except GitHubError as exc:
         ctx.messages.append(str(exc))
         ctx.failed = True

@@ -82,6 +82,7 @@ from collections.abc import Iterator
 from bot.config import CONFIG_PATH
 from bot.models import FileStatus, Finding, PullRequest, Severity
 from rules.base import Context, Rule
+from rules.guard_docstring import docstring_fix, proposal
 from rules.regression_evidence import (
     FEW,
     FIX_KINDS,
@@ -133,12 +134,6 @@ _IN_DOCSTRING = (
 _GUARDED = r"\b" + _TEST + r".*\b(?:guard|protect|cover)(?:s|ed|ing)?\b"
 _FIX_WORDS = re.compile(r"\b(?:fix(?:e[sd])?|fixing|bug(?:fix)?s?|hotfix(?:es)?|regressions?|revert)\b", re.I)
 _MARK_WORDS = re.compile(r"(?:^|[\W_])(?:regress\w*|guard\w*|bugs?|bugfix\w*)(?=$|[\W_])", re.I)
-# A docstring opening that already says what the test guards: the reference is added, not prefixed.
-_SAYS_WHAT_IT_GUARDS = re.compile(
-    r"(?:guard(?:s|ing)?|protects?|prevents?|regression(?:\s+test)?\s+(?:for|of|from|against|in)|"
-    r"reproduces?|reproducer\s+for|(?:tests?|checks?)\s+(?:the\s+)?fix)\b",
-    re.IGNORECASE,
-)
 
 
 def names_reference(docstring: str | None, issues: bool = False) -> bool:
@@ -169,27 +164,6 @@ def is_marked(test: TestFunction) -> bool:
 def _covered(tf: TestFile, test: TestFunction, issues: bool) -> bool:
     """Whether the test, its class or its module names what it guards."""
     return any(names_reference(doc, issues) for doc in (test.docstring, *test.scope_docs, tf.docstring))
-
-
-def _shorten(text: str, limit: int = 80) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
-
-
-def _proposal(test: TestFunction, pr: int | None) -> str:
-    """A docstring naming the PR, built from the test's own first line so that it reads as one sentence."""
-    ref = f"PR #{pr}" if pr else "PR #<number>"
-    first = (test.docstring or "").strip().splitlines()[0].strip() if test.docstring else ""
-    first = _shorten(first.rstrip(".:;, "))
-    if not first:
-        return f'`"""Guards {ref}: what it protects."""`'
-    if _SAYS_WHAT_IT_GUARDS.match(first):
-        # "Guards against X" already says what it guards: only the reference is missing.
-        return f'add `({ref})`: `"""{first[0].upper()}{first[1:]} ({ref})."""`'
-    first = first[0].lower() + first[1:] if first[:1].isupper() and first[1:2].islower() else first
-    end = "" if first.endswith("...") else "."
-    return f'`"""Guards {ref}: {first}{end}"""`'
 
 
 def _reason(  # noqa: PLR0913 - the evidence, each piece named
@@ -299,7 +273,7 @@ def _notice(ctx: Context, rest: list[Touched], issues: bool) -> Finding:
         text = f"New test {_listing(rest)} {_lacks(rest[0][1])}; if it guards a fix"
     else:
         text = f"{len(rest)} new tests ({_listing(rest)}) name no {named}; if one guards a fix"
-    example = _proposal(rest[0][1], ctx.changeset.pr.number)
+    example = proposal(rest[0][1], ctx.changeset.pr.number)
     text += f", name the {named} in its docstring, e.g. {example}."
     # A lone test gets the notice on its line, where an annotation (and a waiver) can reach it.
     tf, test = rest[0]
@@ -350,12 +324,15 @@ def check(ctx: Context) -> Iterator[Finding]:
         if key not in judged:
             continue
         why = f"it looks like a regression test ({judged[key]}), so " if judged[key] else ""
-        yield ctx.finding(
+        finding = ctx.finding(
             f"New test `{test.qualname}` {_lacks(test)}; {why}name the {_named(issues[tf.path])} it guards, "
-            f"e.g. {_proposal(test, number)}.",
+            f"e.g. {proposal(test, number)}.",
             path=tf.path,
             line=test.line,
         )
+        # Only with the PR's number is the docstring certain; "PR #<number>" is for a person to fill in.
+        fix = docstring_fix(tf, test, number) if number else None
+        yield finding.model_copy(update={"fix": fix}) if fix else finding
     if mode == "evidence":
         waived = _waived(ctx)
         rest = [

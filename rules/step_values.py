@@ -37,14 +37,44 @@ max_steps = 37
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from bot.models import Finding, Severity
+from bot import formats
+from bot.models import Finding, Fix, Severity, UnreadableFile
 from rules.base import Context, Rule
-from rules.profiles import UNBOUNDED, Expect, changed_profile_files, profile_rows
+from rules.fixes import fix_key, lines_of, replacement
+from rules.profiles import PROFILE, UNBOUNDED, Expect, Row, changed_profile_files, profile_rows
 
 # Every value an `expect` table may pin; each is a field of the derived StepValues.
 _EXPECTED = tuple(Expect.model_fields)
+
+
+def _expect_fix(ctx: Context, row: Row, key: str, want: int, got: int) -> Fix | None:
+    """The profile line pinning `key` with `want` holding `got` instead, where that line is certain: a
+    compat-profile file in TOML or YAML, the key found once on the line its table puts it."""
+    fmt = formats.format_of(row.path)
+    if row.kind != PROFILE or fmt not in ("toml", "yaml"):
+        return None
+    try:
+        text = ctx.changeset.head_text(row.path)
+    except UnreadableFile:
+        return None
+    if text is None:
+        return None
+    lines = formats.key_lines(text, fmt)
+    table = ("profiles", row.name) if ("profiles", row.name) in lines else ()
+    number = lines.get((*table, "expect", key)) or lines.get((*table, "expect"))
+    if number is None:
+        return None
+    line = lines_of(text)[number - 1]
+    pattern = re.compile(
+        rf"""(?<![\w-])(["']?{re.escape(key)}["']?\s*[=:]\s*){re.escape(str(want))}(?![\w.])"""
+    )
+    if len(pattern.findall(line)) != 1:
+        return None
+    new = pattern.sub(lambda m: f"{m.group(1)}{got}", line)
+    return replacement(fix_key("TRN001", row.path, row.name, key), row.path, text, number, number, (new,))
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -68,11 +98,13 @@ def check(ctx: Context) -> Iterator[Finding]:
             want = getattr(profile.expect, key)
             got = getattr(head.values, key)
             if want is not None and want != got:
-                yield ctx.finding(
+                finding = ctx.finding(
                     f"Profile `{row.name}` expects {key}={want}, but the step math gives {got}.",
                     path=row.path,
                     line=row.line,
                 )
+                fix = _expect_fix(ctx, row, key, want, got) if isinstance(got, int) else None
+                yield finding.model_copy(update={"fix": fix}) if fix else finding
 
 
 RULE = Rule(

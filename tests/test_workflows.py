@@ -45,8 +45,10 @@ def test_there_are_workflows():
         "docs/workflows/bot.yml",
         "docs/workflows/bot-fork-review.yml",
         "docs/workflows/bot-fork-publish.yml",
+        "docs/workflows/bot-org.yml",
         ".github/workflows/ci.yml",
         ".github/workflows/bot.yml",
+        ".github/workflows/bot-reusable.yml",
     } <= names
 
 
@@ -86,10 +88,12 @@ def test_shellcheck_on_the_action_scripts(tmp_path):
 
 
 def _uses(data: dict) -> list[str]:
+    """Every action a step uses, and every reusable workflow a job calls."""
     steps = data.get("runs", {}).get("steps", [])
     for job in data.get("jobs", {}).values():
         steps += job.get("steps", [])
-    return [s["uses"] for s in steps if "uses" in s]
+    called = [job["uses"] for job in data.get("jobs", {}).values() if "uses" in job]
+    return [s["uses"] for s in steps if "uses" in s] + called
 
 
 @pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -119,6 +123,8 @@ def test_workflow_hardening(path):
     assert "concurrency" in data
     for name, job in data["jobs"].items():
         assert "permissions" in job, name
+        if "uses" in job:  # a call of a reusable workflow: its own jobs carry the time limit
+            continue
         assert isinstance(job.get("timeout-minutes"), int), name
         for step in job["steps"]:
             if step.get("uses", "").startswith("actions/checkout@"):
@@ -171,6 +177,12 @@ EXAMPLE_PERMISSIONS = {
         "pull-requests": "write",
         "statuses": "write",
     },
+    ("bot-org.yml", "bot"): {
+        "contents": "read",
+        "issues": "write",
+        "pull-requests": "write",
+        "statuses": "write",
+    },
     ("bot-fork-review.yml", "review"): {"contents": "read", "pull-requests": "read"},
     ("bot-fork-publish.yml", "publish"): {
         "actions": "read",
@@ -194,7 +206,7 @@ def test_example_workflows_pass_only_declared_inputs():
     declared = set(yaml.safe_load(ACTION.read_text(encoding="utf-8"))["inputs"])
     for path in [*sorted((ROOT / "docs" / "workflows").glob("*.yml")), *WORKFLOWS]:
         for job in _yaml(path)["jobs"].values():
-            for step in job["steps"]:
+            for step in job.get("steps", []):
                 if step.get("uses", "").startswith(("OWNER/bot@", "./")):
                     assert set(step.get("with", {})) <= declared, (path.name, step["with"])
 
@@ -210,3 +222,24 @@ def test_fork_pair_hands_the_report_over_by_name():
     assert bot["with"]["mode"] == "review" and bot["with"]["dry-run"] == "true"
     (pub,) = [s for s in publish["jobs"]["publish"]["steps"] if s.get("uses", "").startswith("OWNER/bot@")]
     assert pub["with"]["mode"] == "publish" and pub["with"]["report"].endswith("/report.json")
+
+
+def test_the_reusable_workflow_is_called_with_its_own_inputs_and_grants():
+    reusable = _yaml(ROOT / ".github" / "workflows" / "bot-reusable.yml")
+    caller = _yaml(ROOT / "docs" / "workflows" / "bot-org.yml")
+    declared = reusable["on"]["workflow_call"]["inputs"]
+    (job,) = caller["jobs"].values()
+    assert job["uses"].startswith("OWNER/bot/.github/workflows/bot-reusable.yml@")
+    assert set(job.get("with", {})) <= set(declared)
+    # A called job gets at most what its caller grants: the caller grants exactly what the review needs.
+    (review,) = reusable["jobs"].values()
+    assert review["permissions"] == job["permissions"]
+    # The same concurrency group in caller and callee would leave the callee waiting on its caller.
+    assert reusable["concurrency"]["group"] != caller["concurrency"]["group"]
+    # Triggers are the caller's; the callee passes the same action inputs as the plain example.
+    plain = _yaml(ROOT / "docs" / "workflows" / "bot.yml")
+    assert set(caller["on"]) == set(plain["on"])
+    (step,) = review["steps"]
+    assert step["with"]["mode"] == "review" and set(step["with"]) <= set(
+        yaml.safe_load(ACTION.read_text())["inputs"]
+    )

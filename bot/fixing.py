@@ -1,0 +1,119 @@
+"""`bot check --fix` and `--diff`: the fixes the rules computed, as a patch or written into the work tree."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.models import ChangeSet, Finding, Fix, Report, UnreadableFile, decode_text
+from rules.fixes import apply
+
+_BOM = "\ufeff"
+
+
+@dataclass
+class Outcome:
+    """What --fix or --diff did: the patch, the fixes applied, and files left alone with why."""
+
+    patch: str = ""
+    applied: list[Fix] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def files(self) -> int:
+        return len({f.path for f in self.applied})
+
+
+def _by_path(findings: tuple[Finding, ...]) -> dict[str, list[Fix]]:
+    out: dict[str, list[Fix]] = {}
+    for finding in findings:
+        if finding.fix is not None:
+            out.setdefault(finding.fix.path, []).append(finding.fix)
+    return out
+
+
+def _inside(top: Path, path: str) -> Path | None:
+    """The file path names in the work tree, or None when it leaves the tree or is a symbolic link."""
+    target = top / path
+    try:
+        if target.is_symlink() or not target.resolve().is_relative_to(top.resolve()):
+            return None
+    except OSError:
+        return None
+    return target
+
+
+def fix(report: Report, changeset: ChangeSet, top: Path, write: bool) -> Outcome:
+    """Apply every fix of the report to the text the review read; with write, save the files that still
+    hold that text (a file edited since the review is left alone and named)."""
+    out = Outcome()
+    patches = []
+    for path, fixes in sorted(_by_path(report.findings).items()):
+        try:
+            text = changeset.head_text(path)
+        except UnreadableFile as exc:
+            out.skipped.append(f"{path}: {exc.reason}")
+            continue
+        if text is None:
+            continue
+        done = apply(text, fixes)
+        if not done.applied:
+            continue
+        if write:
+            problem = _write(top, path, text, done.text)
+            if problem:
+                out.skipped.append(f"{path}: {problem}")
+                continue
+        out.applied.extend(done.applied)
+        patches.append(
+            "".join(
+                difflib.unified_diff(
+                    text.splitlines(keepends=True),
+                    done.text.splitlines(keepends=True),
+                    f"a/{path}",
+                    f"b/{path}",
+                )
+            )
+        )
+    out.patch = "".join(p if p.endswith("\n") else p + "\n\\ No newline at end of file\n" for p in patches)
+    return out
+
+
+def _write(top: Path, path: str, reviewed: str, new: str) -> str | None:
+    """Write new over the file if it still holds the reviewed text; otherwise say why not."""
+    target = _inside(top, path)
+    if target is None:
+        return "not a regular file inside the repository"
+    try:
+        data = target.read_bytes()
+        current = decode_text(path, data)
+    except (OSError, UnreadableFile):
+        return "cannot be read"
+    if current != reviewed:
+        return "changed since the review; run `bot check --fix` again"
+    bom = _BOM if data.startswith(_BOM.encode()) else ""
+    try:
+        target.write_bytes((bom + new).encode("utf-8"))
+    except OSError as exc:
+        return f"cannot be written: {exc.strerror}"
+    return None
+
+
+def summary(outcome: Outcome, report: Report, wrote: bool) -> str:
+    """One line per fix applied, what was left alone, and the findings no fix resolves."""
+    lines = []
+    verb = "fixed" if wrote else "would fix"
+    for f in outcome.applied:
+        rule = f.key.split(":", 1)[0]
+        lines.append(f"{f.path}:{f.start_line}: {rule} {verb}")
+    lines.extend(f"{s} (not fixed)" for s in outcome.skipped)
+    done = {f.key for f in outcome.applied}
+    rest = [f for f in report.findings if f.fix is None or f.fix.key not in done]
+    lacking_number = report.pr_number is None and any(f.rule == "AGT001" and f.fix is None for f in rest)
+    count, files = len(outcome.applied), outcome.files
+    head = f"{count} fix{'es' if count != 1 else ''} {'applied' if wrote else 'to apply'}"
+    lines.append(f"{head} in {files} file{'s' if files != 1 else ''}; {len(rest)} finding(s) need a person.")
+    if lacking_number:
+        lines.append("AGT001 writes the docstring only when it knows the pull request: give --pr-number N.")
+    return "\n".join(lines) + "\n"

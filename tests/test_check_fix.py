@@ -1,0 +1,85 @@
+"""`bot check --fix` writes the rules' fixes into the work tree; `--diff` prints them as a patch."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from bot.cli import main
+from tests.helpers import AGENTS_AGT001
+
+UNNAMED = "def test_crash_regression():\n    assert f()\n"
+FIXED = 'def test_crash_regression():\n    """Guards PR #7: crash regression."""\n    assert f()\n'
+PROFILE = "name = 'p'\ntarget_micro_steps = 300\nbatch_size = 8\n\n[expect]\nmax_steps = 38\n"
+PROFILE_PATH = "training/compat_profiles/p.toml"
+
+
+@pytest.fixture
+def repo(make_repo):
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": UNNAMED, PROFILE_PATH: PROFILE})
+    r.git("checkout", "-q", "pr")
+    return r
+
+
+def _check(repo, capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["check", "--repo", str(repo.path), "--base", "main", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_fix_writes_both_fixes_says_what_changed_and_is_idempotent(repo, capsys):
+    code, out, _ = _check(repo, capsys, "--fix", "--pr-number", "7")
+    assert code == 0
+    assert "tests/test_a.py:2: AGT001 fixed" in out
+    assert f"{PROFILE_PATH}:6: TRN001 fixed" in out
+    assert "2 fixes applied in 2 files; 0 finding(s) need a person." in out
+    assert (repo.path / "tests/test_a.py").read_text() == FIXED
+    assert (repo.path / PROFILE_PATH).read_text() == PROFILE.replace("38", "37")
+    code, out, _ = _check(repo, capsys, "--fix", "--pr-number", "7")
+    assert code == 0 and "0 fixes applied in 0 files" in out
+    assert (repo.path / "tests/test_a.py").read_text() == FIXED
+    assert _check(repo, capsys, "--pr-number", "7", "--format", "json")[0] == 0
+
+
+def test_diff_prints_a_patch_git_applies_and_writes_nothing(repo, capsys):
+    code, patch, err = _check(repo, capsys, "--diff", "--pr-number", "7")
+    assert code == 1 and "2 fixes to apply" in err
+    assert '+    """Guards PR #7: crash regression."""' in patch and "-max_steps = 38" in patch
+    assert (repo.path / "tests/test_a.py").read_text() == UNNAMED
+    subprocess.run(["git", "apply", "-"], cwd=repo.path, input=patch.encode(), check=True)
+    assert (repo.path / "tests/test_a.py").read_text() == FIXED
+
+
+def test_without_a_pr_number_only_the_profile_is_fixed_and_the_output_says_why(repo, capsys):
+    code, out, _ = _check(repo, capsys, "--fix")
+    assert code == 1  # AGT001 remains
+    assert "1 fix applied in 1 file; 1 finding(s) need a person." in out
+    assert "give --pr-number N" in out
+    assert (repo.path / "tests/test_a.py").read_text() == UNNAMED
+
+
+def test_fix_with_head_is_refused_with_a_clear_message(repo, capsys):
+    code, _, err = _check(repo, capsys, "--fix", "--head", "pr", "--pr-number", "7")
+    assert code == 2 and "cannot be edited" in err and "--diff" in err
+    assert (repo.path / "tests/test_a.py").read_text() == UNNAMED
+    code, patch, _ = _check(repo, capsys, "--diff", "--head", "pr", "--pr-number", "7")
+    assert code == 1 and "Guards PR #7" in patch
+
+
+def test_a_file_edited_since_the_review_is_left_alone(repo, capsys, monkeypatch):
+    import bot.fixing
+
+    real = bot.fixing._write
+
+    def edited_first(top, path, reviewed, new):  # type: ignore[no-untyped-def]
+        if path == "tests/test_a.py":
+            (top / path).write_text(UNNAMED + "# edited\n")
+        return real(top, path, reviewed, new)
+
+    monkeypatch.setattr(bot.fixing, "_write", edited_first)
+    code, out, _ = _check(repo, capsys, "--fix", "--pr-number", "7")
+    assert "tests/test_a.py: changed since the review" in out
+    assert (repo.path / "tests/test_a.py").read_text() == UNNAMED + "# edited\n"
+    assert (repo.path / PROFILE_PATH).read_text() == PROFILE.replace("38", "37")
+    assert code == 1
