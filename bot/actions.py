@@ -7,8 +7,10 @@ Workflow-command syntax: https://docs.github.com/actions/reference/workflow-comm
 from __future__ import annotations
 
 import json
+import logging
 import re
 import secrets
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
@@ -26,6 +28,29 @@ _OUTPUT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 def escape_data(value: str) -> str:
     """The message part of a workflow command: a newline can no longer start a new command."""
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def log_line(text: str) -> str:
+    """One line for the step log outside any fence: no line break, and no command syntax it could carry.
+
+    The runner reads a line, after its leading spaces, as a command if it starts with `::`, and an old-style
+    `##[name]` command anywhere in it. Escaping the breaks keeps quoted input on this line, a `::` at its
+    start is escaped like a command's data, and `##[` loses its bracket.
+    """
+    line = escape_data(text).replace("##[", "##%5B")
+    return "%3A%3A" + line[2:] if line.lstrip().startswith("::") else line
+
+
+class LogFormatter(logging.Formatter):
+    """`bot: message` log records as single safe lines (log_line), tracebacks included."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return log_line(super().format(record))
+
+
+def say(message: str, out: TextIO | None = None) -> None:
+    """A `bot: ...` line on stderr (or out), as log_line makes it safe."""
+    print(log_line(f"bot: {message}"), file=out or sys.stderr)
 
 
 def escape_property(value: str) -> str:
