@@ -237,6 +237,15 @@ TARGETS: dict[str, tuple[Callable[[str], Any], st.SearchStrategy[str]]] = {
 }
 
 
+def _timed(work: Callable[[str], Any], text: str) -> float:
+    start = time.perf_counter()
+    try:
+        work(text)
+    except Exception:  # noqa: BLE001 - recorded on the first run already
+        pass
+    return time.perf_counter() - start
+
+
 def fuzz(name: str, examples: int, seed_value: int) -> Result:
     work, strategy = TARGETS[name]
     result = Result(name)
@@ -261,6 +270,9 @@ def fuzz(name: str, examples: int, seed_value: int) -> Result:
             key = f"{type(exc).__name__} at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}"
             result.crashes.setdefault(key, text[:200])
         took = time.perf_counter() - start
+        if took > SLOW:
+            # A shared machine pauses now and then: a slow input counts if it is slow again, alone.
+            took = min(took, *(_timed(work, text) for _ in range(3)))
         if took > result.slowest:
             result.slowest, result.slowest_input = took, text[:120]
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.models import Finding, Report
+from bot.sanitize import visible
 
 # GitHub refuses a step summary over 1 MiB; stay clearly below it, note included.
 SUMMARY_LIMIT = 1024 * 1024 - 4096
@@ -71,12 +72,14 @@ def annotation(finding: Finding) -> str:
     message = finding.message
     if finding.source:
         message += f" (per {finding.source})"
+    # As in the comment, bidi and zero-width characters are shown, not obeyed. The file stays as it is: it
+    # must name the file for GitHub to place the annotation.
     return command(
         finding.severity.value,
-        message,
+        visible(message),
         file=finding.path,
         line=finding.line if finding.path else None,
-        title=f"{finding.rule} {finding.name}",
+        title=visible(f"{finding.rule} {finding.name}"),
     )
 
 
