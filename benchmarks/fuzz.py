@@ -249,7 +249,9 @@ def _timed(work: Callable[[str], Any], text: str) -> float:
 def fuzz(name: str, examples: int, seed_value: int) -> Result:
     work, strategy = TARGETS[name]
     result = Result(name)
-    work("x = 1\n")  # imports and caches the first call builds are not the input's cost
+    # Imports and caches that the first calls build (libcst on a syntax error, say) are not an input's cost.
+    for warm in ("x = 1\n", "[[a]][[a]]", "def f(:\n"):
+        _timed(work, warm)
 
     @seed(seed_value)
     @settings(
