@@ -7,13 +7,16 @@ Workflow-command syntax: https://docs.github.com/actions/reference/workflow-comm
 from __future__ import annotations
 
 import json
+import logging
 import re
 import secrets
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
 from bot.models import Finding, Report
+from bot.sanitize import visible
 
 # GitHub refuses a step summary over 1 MiB; stay clearly below it, note included.
 SUMMARY_LIMIT = 1024 * 1024 - 4096
@@ -26,6 +29,29 @@ _OUTPUT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 def escape_data(value: str) -> str:
     """The message part of a workflow command: a newline can no longer start a new command."""
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def log_line(text: str) -> str:
+    """One line for the step log outside any fence: no line break, and no command syntax it could carry.
+
+    The runner reads a line, after its leading spaces, as a command if it starts with `::`, and an old-style
+    `##[name]` command anywhere in it. Escaping the breaks keeps quoted input on this line, a `::` at its
+    start is escaped like a command's data, and `##[` loses its bracket.
+    """
+    line = escape_data(text).replace("##[", "##%5B")
+    return "%3A%3A" + line[2:] if line.lstrip().startswith("::") else line
+
+
+class LogFormatter(logging.Formatter):
+    """`bot: message` log records as single safe lines (log_line), tracebacks included."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return log_line(super().format(record))
+
+
+def say(message: str, out: TextIO | None = None) -> None:
+    """A `bot: ...` line on stderr (or out), as log_line makes it safe."""
+    print(log_line(f"bot: {message}"), file=out or sys.stderr)
 
 
 def escape_property(value: str) -> str:
@@ -46,12 +72,14 @@ def annotation(finding: Finding) -> str:
     message = finding.message
     if finding.source:
         message += f" (per {finding.source})"
+    # As in the comment, bidi and zero-width characters are shown, not obeyed. The file stays as it is: it
+    # must name the file for GitHub to place the annotation.
     return command(
         finding.severity.value,
-        message,
+        visible(message),
         file=finding.path,
         line=finding.line if finding.path else None,
-        title=f"{finding.rule} {finding.name}",
+        title=visible(f"{finding.rule} {finding.name}"),
     )
 
 

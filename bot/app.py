@@ -75,9 +75,10 @@ def read_event(settings):  # type: ignore[no-untyped-def]
 
 def setup_logging() -> None:
     import logging  # here, not at the top: `bot --help` does not need it
+    from bot.actions import LogFormatter
 
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("bot: %(message)s"))
+    handler.setFormatter(LogFormatter("bot: %(message)s"))
     logger = logging.getLogger("bot")
     logger.handlers[:] = [handler]
     logger.setLevel(logging.INFO)
@@ -136,8 +137,10 @@ def client_for(settings, repo: str):  # type: ignore[no-untyped-def]
 
 def tell(messages: list[str], token: str | None) -> None:
     """Each message of the run once, on stderr, with the token redacted."""
+    from bot.actions import say
+
     for message in dict.fromkeys(messages):
-        print(f"bot: {redact(message, token)}", file=sys.stderr)
+        say(redact(message, token))
 
 
 def emit(args: argparse.Namespace, report: Report) -> int:
@@ -175,7 +178,9 @@ def guarded(work, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-d
     try:
         return int(work(args, env))
     except ReviewError as exc:
-        print(f"bot: {redact(str(exc), token)}", file=sys.stderr)
+        from bot.actions import say
+
+        say(redact(str(exc), token))
         return 2
 
 

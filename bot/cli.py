@@ -357,7 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except (UsageError, SourceError, ExampleError, ReportError, EmptyRange) as exc:
-        print(f"bot: {exc}", file=sys.stderr)
+        from bot.actions import say
+
+        say(str(exc))
         return 2
     except BrokenPipeError:  # `bot check | head`
         return 0

@@ -13,8 +13,6 @@ WRITE = frozenset({"admin", "write", "maintain"})
 
 # Up to three spaces may precede a paragraph in markdown; four make an indented code block.
 _LINE = re.compile(r"^ {0,3}@(?P<handle>[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:\[bot\])?)(?P<rest>.*)$")
-_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
-_QUOTE = re.compile(r"^ {0,3}>")
 _RULE = re.compile(r"^[A-Za-z]{2,10}[0-9]{1,4}$")
 
 Name = Literal["review", "help", "waive"]
@@ -47,20 +45,11 @@ class Decision(Frozen):
 
 
 def _lines_outside_code(body: str) -> list[tuple[int, str]]:
-    out, fence = [], None
-    for number, line in enumerate(body.splitlines(), start=1):
-        m = _FENCE.match(line)
-        if fence is not None:
-            if m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group("fence")
-            continue
-        if line.startswith(("    ", "\t")) or _QUOTE.match(line):
-            continue
-        out.append((number, line))
-    return out
+    # Only a line GitHub shows as top-level paragraph text can hold a command: not a quote (lazy
+    # continuation lines included), code block, code span, HTML block, list, table or heading.
+    from bot.blocks import paragraph_lines
+
+    return paragraph_lines(body)
 
 
 def _command(words: list[str], rest: str, line: int) -> Command | None:

@@ -312,6 +312,7 @@ def on_comment(ctx: Context, event: Event) -> None:
     permission: str | None = None
     publisher = Publisher(client, dry_run=ctx.dry_run, echo=ctx.echo)
     allowed: list[Command] = []
+    denied: dict[str, None] = {}  # each reason once, in order
     for cmd in commands:
         if needs_permission(cmd, actor, info.author) and permission is None:
             try:
@@ -323,12 +324,20 @@ def on_comment(ctx: Context, event: Event) -> None:
         if decision.allowed:
             allowed.append(cmd)
         else:
-            shown = f"@{config.handle} {cmd.name}"
-            _reply(ctx, publisher, info.number, f"@{actor} `{shown}` was not run: {decision.reason}.")
+            denied.setdefault(f"`@{config.handle} {cmd.name}` was not run: {decision.reason}.", None)
     if allowed:
         publisher.write("react to the command", lambda: client.react(comment.id, "+1"))
+    # One reply per comment, whatever it holds: five denied commands ping their author once, not five times.
+    parts = []
+    if denied:
+        lines = list(denied)
+        parts.append(
+            f"@{actor} {lines[0]}" if len(lines) == 1 else f"@{actor}\n" + "\n".join(f"- {x}" for x in lines)
+        )
     if any(c.name == "help" for c in allowed):
-        _reply(ctx, publisher, info.number, HELP.format(handle=config.handle))
+        parts.append(HELP.format(handle=config.handle))
+    if parts:
+        _reply(ctx, publisher, info.number, "\n\n".join(parts))
     _finish(ctx, publisher)
     waivers = tuple(
         Waiver(rule=c.rule or "", reason=c.reason or "", by=actor, at=comment.created_at)

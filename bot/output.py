@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from bot.models import Report, Severity
+from bot.sanitize import one_line
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -66,5 +67,7 @@ def parse_report(data: bytes, limit: int = MAX_REPORT_BYTES) -> Report:
         return Report.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        # The location may be a key the artifact chose: shown on one line, short, its invisible characters
+        # made visible.
+        where = one_line(".".join(str(p) for p in first["loc"]), 80) or "(top level)"
         raise ReportError(f"it is not a valid Report: {where}: {first['msg']}") from None

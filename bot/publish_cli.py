@@ -59,6 +59,7 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
 
 def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore[no-untyped-def]
     """Validate, re-read, publish; client is built from the settings unless given (tests pass one)."""
+    from bot.actions import say
     from bot.api import GitHubError
     from bot.artifact import ArtifactError, Stale, check_origin, check_pull, check_waivers, read_artifact
     from bot.handlers import Context, labelled, publish, published, reviewed, settled
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     except ArtifactError as exc:
         raise ReviewError(f"the Report artifact was rejected, nothing was written: {exc}") from None
     except Stale as exc:
-        print(f"bot: not published: {exc}.", file=sys.stderr)
+        say(f"not published: {exc}.")
         return 0
     except GitHubError as exc:
         raise ReviewError(redact(str(exc), token)) from None
@@ -107,14 +108,13 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
             if fresh.head_sha != info.head_sha
             else f"was {fresh.state}"
         )
-        print(
-            f"bot: not published: pull request #{number} {moved} during this run; the run for its new "
-            "state publishes its own.",
-            file=sys.stderr,
+        say(
+            f"not published: pull request #{number} {moved} during this run; the run for its new "
+            "state publishes its own."
         )
         return 0
     if disagrees(report, recomputed):
-        print(f"bot: {disagreement(report, recomputed, args.dry_run)}", file=sys.stderr)
+        say(disagreement(report, recomputed, args.dry_run))
     try:
         publish(ctx, recomputed, fresh, comments, identity, state, config, changeset)
     except GitHubError as exc:

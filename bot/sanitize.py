@@ -19,10 +19,18 @@ _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _BLOCK_START = re.compile(r"^(\s?)(?:([#+\-=>])|(\d{1,9})([.)]))")
 
 
-def _visible(text: str) -> str:
+def _visible(text: str, keep: str = "") -> str:
     # Format characters (Cf: bidi controls, zero-width characters, soft hyphen) can hide or reorder text
     # (Trojan Source), and control characters (Cc) can break lines: show their code points instead.
-    return "".join(f"<U+{ord(ch):04X}>" if unicodedata.category(ch) in ("Cc", "Cf") else ch for ch in text)
+    return "".join(
+        f"<U+{ord(ch):04X}>" if ch not in keep and unicodedata.category(ch) in ("Cc", "Cf") else ch
+        for ch in text
+    )
+
+
+def visible(text: str) -> str:
+    """Plain text (an annotation, a log line) with invisible characters shown as `<U+202E>`; lines stay."""
+    return _visible(text, keep="\n\r\t")
 
 
 def one_line(text: str, limit: int = 300) -> str:

@@ -8,6 +8,7 @@ ignored. The PR's own edits of these files are reported, never applied: they tak
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
@@ -16,10 +17,19 @@ from pathlib import PurePosixPath
 
 from bot.models import ChangeSet, FileStatus, PolicyChange, UnreadableFile
 from rules.base import Rule, Statement, in_scope
+from rules.linear import Gated
 
 POLICY_NAME = "AGENTS.md"
 POINTER_NAME = "CLAUDE.md"
 MAX_SENTENCE = 300
+# Real rule sentences are a few hundred characters (the longest in the labelled corpus: 414). A longer one
+# is not read as a rule but reported: matching it would cost time an attacker chooses, for nothing.
+MAX_RULE_SENTENCE = 1000
+# Real policy files hold a few hundred sentences; reading stops after this many (and the report says so), so
+# the time a file of "A. A. A. ..." costs has a ceiling.
+MAX_SENTENCES = 5000
+# An abbreviation before a full stop ("e.g.", "approx.") is at most this long.
+_LONGEST_ABBREVIATION = 8
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -47,7 +57,10 @@ _VERDICT = re.compile(
     re.IGNORECASE,
 )
 # Where a sentence splits into clauses that each say their own thing.
-_CLAUSE = re.compile(r";\s+|:\s+|,?\s+(?:but|whereas|while|although|though)\s+|\s+(?:--?|\u2013|\u2014)\s+")
+# A run of spaces is entered at its first space only: from every space of it, a long run is rescanned.
+_CLAUSE = re.compile(
+    r";\s+|:\s+|,?(?<!\s)\s+(?:but|whereas|while|although|though)\s+|(?<!\s)\s+(?:--?|\u2013|\u2014)\s+"
+)
 # A heading that states a rule ("No tautological tests") rather than naming a topic ("Tautological tests").
 _DIRECTIVE = re.compile(
     r"(?:\b(?:no|not|never|must|should|shall|always|avoid|only|required?|forbidden|use|keep|make)\b|n't\b)",
@@ -73,7 +86,11 @@ def negated(text: str, at: int) -> bool:
 
 _SWITCH_OFF = re.compile(r"\b(?:off|disabled?|ignored?|skip(?:ped)?|turned\s+off)\b", re.IGNORECASE)
 _SWITCH_ON = re.compile(r"\b(?:on|enabled?|appl(?:y|ies)|enforced?|required|in\s+force)\b", re.IGNORECASE)
-_DEFERS_TO = re.compile(r"(?:[\w.-]+/)*AGENTS\.md")
+# The path starts where no path character precedes it: without that, "a/a/a/..." is rescanned from every
+# segment (quadratic in the run).
+_DEFERS_TO = re.compile(r"(?<![\w./-])(?:[\w.-]+/)*AGENTS\.md|AGENTS\.md")
+_NEXT_WORD = re.compile(r"\S")
+_ABBREVIATION_TAIL = re.compile(r"[\w.]*$")
 
 
 @dataclass(frozen=True)
@@ -87,6 +104,10 @@ class Reading:
     heading: bool = False
     # For each rule turned on, the clause (its index in `clauses(text)`) that asks for it.
     asked_in: tuple[tuple[str, int], ...] = ()
+    # The sentence is over MAX_RULE_SENTENCE characters: reported, not read.
+    too_long: bool = False
+    # Reading stopped before this sentence: the file holds more than MAX_SENTENCES.
+    cut: bool = False
 
     @property
     def understood(self) -> bool:
@@ -142,6 +163,19 @@ class Policy:
             f"`{f.path}` could not be read, so its rules are not applied: {f.error}"
             for f in self.files
             if f.error
+        ]
+        out += [
+            f"`{f.path}` line {r.line}: a sentence of more than {MAX_RULE_SENTENCE:,} characters is not read "
+            "as a rule."
+            for f in self.files
+            for r in f.readings
+            if r.too_long
+        ]
+        out += [
+            f"`{f.path}` has more than {MAX_SENTENCES:,} sentences: from line {r.line} on it is not read."
+            for f in self.files
+            for r in f.readings
+            if r.cut
         ]
         if not self.paths:
             out.append(
@@ -251,9 +285,14 @@ def _split_sentences(text: str) -> list[tuple[int, int]]:
         elif ch in ")]":
             depth = max(0, depth - 1)
         elif ch in ".!?" and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
-            word = re.search(r"[\w.]*$", text[start:i])
-            following = text[i + 1 :].lstrip()[:1]
-            if (word and word.group().lower() in _ABBREVIATIONS) or following.islower():
+            # Only a short tail can be an abbreviation; looking at more would rescan the sentence so far
+            # at every full stop.
+            lo = max(start, i - _LONGEST_ABBREVIATION - 1)
+            word = _ABBREVIATION_TAIL.search(text, lo, i)
+            whole = word is not None and (word.start() > lo or lo == start)
+            nxt = _NEXT_WORD.search(text, i + 1)
+            following = nxt.group() if nxt else ""
+            if (whole and word and word.group().lower() in _ABBREVIATIONS) or following.islower():
                 continue
             spans.append((start, i + 1))
             start = i + 1
@@ -270,13 +309,15 @@ def sentences(text: str) -> Iterator[tuple[int, str, bool]]:
             starts.append((len(joined), number))
             joined += piece.strip() + " "
         joined = joined.rstrip()
+        positions = [pos for pos, _ in starts]
         for a, b in _split_sentences(joined):
             sentence = joined[a:b].strip()
             if not sentence:
                 continue
             offset = a + (len(joined[a:b]) - len(joined[a:b].lstrip()))
-            line = max(n for pos, n in starts if pos <= offset)
-            yield line, sentence, heading
+            line = starts[bisect.bisect_right(positions, offset) - 1][1]
+            # Runs of spaces say nothing, and patterns with `\s+` rescan a long run from each of its spaces.
+            yield line, " ".join(sentence.split()), heading
 
 
 def clauses(text: str) -> list[str]:
@@ -293,7 +334,7 @@ def normalise(sentence: str) -> str:
 class Recogniser:
     """The compiled AGENTS.md patterns of a set of rules."""
 
-    rules: tuple[tuple[Rule, tuple[re.Pattern[str], ...]], ...]
+    rules: tuple[tuple[Rule, tuple[Gated, ...]], ...]
     names: re.Pattern[str] | None
     # A rule's code or name, lower-cased, -> its code: what `names` matches, resolved.
     codes: dict[str, str] = field(default_factory=dict)
@@ -301,7 +342,7 @@ class Recogniser:
     @classmethod
     def of(cls, rules: Iterable[Rule]) -> Recogniser:
         rules = list(rules)
-        compiled = tuple((r, tuple(re.compile(p, re.IGNORECASE) for p in r.recognisers)) for r in rules)
+        compiled = tuple((r, tuple(Gated.compile(p) for p in r.recognisers)) for r in rules)
         words = sorted({w for r in rules for w in (r.code, r.name)}, key=len, reverse=True)
         names = (
             re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE) if words else None
@@ -340,7 +381,7 @@ class Recogniser:
         return Reading(line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading, tuple(on.items()))
 
     @staticmethod
-    def _effect(clause: str, patterns: tuple[re.Pattern[str], ...], relaxed: bool) -> str | None:
+    def _effect(clause: str, patterns: tuple[Gated, ...], relaxed: bool) -> str | None:
         """ "on", "off" or None for one rule's patterns in one clause.
 
         A pattern with a group named `topic` only names what the rule is about ("tautological tests"):
@@ -383,7 +424,13 @@ def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ..
     """Every sentence of one policy file with the rules it turns on and off."""
     out = []
     prohibited = False
-    for line, sentence, heading in sentences(text):
+    for count, (line, sentence, heading) in enumerate(sentences(text)):
+        if count == MAX_SENTENCES:
+            out.append(Reading(line, "", cut=True))
+            break
+        if len(sentence) > MAX_RULE_SENTENCE:
+            out.append(Reading(line, sentence[:MAX_SENTENCE], heading=heading, too_long=True))
+            continue
         if heading:
             prohibited = under_prohibition(sentence)
         out.append(recogniser.read(line, sentence, heading, prohibited))
@@ -483,7 +530,9 @@ def folders(text: str) -> Folders:
         listed = last is not None and _LISTED.fullmatch(text[last_end : m.start()])
         if exception and m.start() > exception.start():
             last = outside
-        elif _INSIDE.search(text[: m.start()]):
+        # "beneath the directories " is the longest lead-in: look no further back than that, or a sentence
+        # naming many folders is rescanned from its start at every one.
+        elif _INSIDE.search(text, max(0, m.start() - 40), m.start()):
             last = inside
         elif not listed:
             last = None

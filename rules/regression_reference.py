@@ -356,7 +356,11 @@ RULE = Rule(
         # says what makes it about guarding: "Regression tests must name the PR/commit they guard", "Bug fixes
         # should include a regression test that references the issue number".
         r"^(?=.*\b(?:regressions?|guard\w*|protect\w*|docstrings?|fix\w*|bugs?)\b).*?"
-        r"\b" + _TEST + r"(?:(?!\b(?:and|or|messages?|descriptions?|titles?|changelogs?|body|bodies)\b).)*?"
+        # The scan from a test stops at the next one too (the match then starts there): without that stop,
+        # "test test test ..." rescans to the end from every word, quadratic in the sentence.
+        r"\b"
+        + _TEST
+        + r"(?:(?!\b(?:and|or|messages?|descriptions?|titles?|changelogs?|body|bodies|tests?)\b).)*?"
         r"\b(?P<act>" + _NAMING + r")\s+(?:[\w']+[\s/]+){0,3}?"
         r"(?:PRs?|pull\s+requests?|commits?|fix(?:es)?|issues?)\b",
         # Imperative: "Name the PR or commit a regression test guards in its docstring", "Name the issue ...".

@@ -3,8 +3,8 @@
 Shell steps run for real (`bash --noprofile --norc -eo pipefail FILE`, as the runner invokes `shell: bash`),
 each with fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files; `${{ ... }}` in `env:`, `if:` and the outputs
 are evaluated from the inputs, a GitHub context and earlier steps' outputs. Steps that `uses:` another action
-are replaced by a stand-in passed in by the caller. Workflow commands on stdout are parsed as the runner
-parses them, including `::stop-commands::`.
+are replaced by a stand-in passed in by the caller. Workflow commands on stdout and stderr are parsed as the
+runner parses them, including `::stop-commands::`.
 """
 
 from __future__ import annotations
@@ -81,11 +81,17 @@ def parse_commands(stdout: str) -> list[Command]:
     """Workflow commands in a step's output, skipping everything between stop-commands and its token."""
     commands: list[Command] = []
     stop_token: str | None = None
-    # The runner reads output lines as .NET's ReadLine does: \n, \r\n and a lone \r end a line.
-    for line in re.split(r"\r\n|\r|\n", stdout):
+    # The runner reads output lines as .NET's ReadLine does: \n, \r\n and a lone \r end a line; it looks
+    # for a command after the line's leading spaces, and for an old-style `##[name]` command anywhere in it.
+    for raw in re.split(r"\r\n|\r|\n", stdout):
+        line = raw.lstrip()
         if stop_token is not None:
             if line == f"::{stop_token}::":
                 stop_token = None
+            continue
+        legacy = re.search(r"##\[([A-Za-z-]+)[^\]]*\](.*)$", line)
+        if legacy:
+            commands.append(Command(legacy.group(1), {}, legacy.group(2)))
             continue
         match = re.match(r"^::([A-Za-z-]+)(?: ([^:]*))?::(.*)$", line)
         if not match:
@@ -269,4 +275,5 @@ def _run_shell(
     result.stdout, result.stderr = proc.stdout, proc.stderr
     result.outputs = parse_output_file(output_file.read_bytes().decode("utf-8"))
     result.summary = summary_file.read_text(encoding="utf-8")
-    result.commands = parse_commands(proc.stdout)
+    # The runner reads commands from both streams alike; a fence on one does not cover the other.
+    result.commands = parse_commands(proc.stdout) + parse_commands(proc.stderr)

@@ -22,6 +22,17 @@ from tests.test_fork import READ_ONLY, WRITES
 from tests.test_publish import mine
 
 TOKEN = "ghs_actiontoken0123456789"
+
+
+def fenced(stderr: str) -> list[str]:
+    """The lines of a step's stderr, which action.yml prints between `::stop-commands::T` and `::T::`."""
+    lines = stderr.splitlines()
+    assert lines[0].startswith("::stop-commands::")
+    token = lines[0].removeprefix("::stop-commands::")
+    assert len(token) == 32 and lines[-1] == f"::{token}::"
+    return [line for line in lines[1:-1] if line]
+
+
 TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
 PATCH = "@@ -0,0 +1,3 @@\n" + "".join(f"+{line}\n" for line in TEST.splitlines())
 
@@ -94,7 +105,7 @@ def test_review_then_publish_through_the_action(gh, fork, tmp_path):
     run = _publish(tmp_path, proxy, "tampered", st, tampered)
     (step,) = [s for s in run.steps if s.ran and s.returncode]
     assert step.name == "Publish a saved Report" and step.returncode == 2
-    assert step.stderr.splitlines() == [
+    assert fenced(step.stderr) == [
         "bot: the Report artifact was rejected, nothing was written: it was computed for 'mallory/repo', "
         "not octo/repo"
     ]

@@ -13,6 +13,7 @@ from bot import actions
 from bot.cli import main
 from bot.models import Coverage, Finding, Report, Severity
 from bot.output import ReportError, read_report, to_json
+from bot.sanitize import visible
 from tests.actionrunner import parse_commands, parse_output_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +72,19 @@ def test_hostile_finding_is_one_annotation(text):
 @given(st.text(), st.text(min_size=1))
 def test_annotation_round_trip(message, path):
     (cmd,) = parse_commands(actions.annotation(_finding(message=message, path=path)))
-    assert (cmd.message, cmd.properties["file"], cmd.properties["line"]) == (message, path, "3")
+    assert (cmd.message, cmd.properties["file"], cmd.properties["line"]) == (visible(message), path, "3")
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200b", "\ufeff", "\u00ad", "\x1b"])
+def test_annotation_shows_invisible_characters(char):
+    """As the comment does: bidi and zero-width characters reach the annotation as <U+...>, not raw."""
+    finding = Finding(
+        rule="AGT001", name=f"x{char}y", severity=Severity.ERROR, message=f"a{char}b", path="p.py"
+    )
+    (cmd,) = parse_commands(actions.annotation(finding))
+    shown = f"<U+{ord(char):04X}>"
+    assert char not in cmd.message + cmd.properties["title"]
+    assert cmd.message == f"a{shown}b" and cmd.properties["title"] == f"AGT001 x{shown}y"
 
 
 def test_annotation_without_path_has_no_line():

@@ -261,3 +261,25 @@ def test_comment_waivers_and_in_code_waivers_coexist(gh, setup):
     assert [w.by for w in state.waivers] == ["bob"]  # the state keeps comment waivers only
     assert "lapsed" not in mine(st)[0]["body"] and ctx.report.findings == ()
     assert {w.path for w in ctx.report.waivers} >= {"tests/test_b.py"}
+
+
+def test_many_denied_commands_get_one_reply(gh, setup):
+    """Five commands from a read-only user: one reply naming each once, one ping, nothing run."""
+    r, st = setup()
+    body = "\n".join(
+        ["@bot waive AGT001 one", "@bot waive AGT002 two", "@bot review", "@bot help", "@bot review"]
+    )
+    ctx = comment(gh, r, st, body, "rita")
+    assert ctx.report is None and st.reactions == [] and mine(st) == []
+    (reply,) = replies(st)
+    assert reply.count("@rita") == 1
+    assert reply.count("`@bot waive` was not run") == 1 and reply.count("`@bot review` was not run") == 1
+    assert reply.count("`@bot help` was not run") == 1
+
+
+def test_denied_and_allowed_commands_share_one_reply(gh, setup):
+    r, st = setup()
+    ctx = comment(gh, r, st, "@bot help\n@bot waive AGT001 mine", "alice")
+    assert ctx.report is None
+    (reply,) = replies(st)
+    assert "`@bot waive` was not run" in reply and "@bot waive RULE reason" in reply

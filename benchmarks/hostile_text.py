@@ -1,0 +1,279 @@
+"""Every text matcher that reads PR-controlled text, fed hostile shapes: the slowest input per matcher.
+
+A matcher is one entry point a hostile PR author or commenter reaches with text they choose: the AGENTS.md
+and CLAUDE.md readers (both sides), the PR title and body, test files, profile files, comment bodies,
+artifact fields, the diff reader and the sanitiser. A shape is a way of filling n characters that makes
+backtracking patterns and naive splitting loops do quadratic work: one word repeated, one separator
+repeated, one long token, each behind a few prefixes that the patterns look for.
+
+    PYTHONPATH=. python3 benchmarks/hostile_text.py [--size 1048576] [--budget 30] [--only NAME] [--prefixes]
+
+For each matcher it prints the slowest shape at the given size and its time. A shape over the budget (in
+seconds) at a quarter of the size is not run at full size: it is printed as "over budget", which is a failure.
+tests/test_linear_text.py runs the same matchers on the same shapes at two sizes and checks the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bot import sanitize
+from bot.artifact import ArtifactError, load_artifact
+from bot.commands import parse_commands
+from bot.diff import DiffError, parse_diff
+from bot.engine import review
+from bot.models import ChangeSet, FileChange, FileStatus, PullRequest
+from rules import agents
+from rules.catalog import REGISTRY
+from rules.profiles import ProfileError, parse_profiles
+
+BASE, HEAD = "b" * 40, "c" * 40
+RULE_AGENTS = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"
+TEST = "def test_ok():\n    # used to crash\n    assert compute() == 3\n"
+
+# Units a hostile text repeats: words the policy patterns look for, separators they split on, and the
+# characters of one long token.
+WORDS = (
+    "test ",
+    "Regression test ",
+    "tests ",
+    "not ",
+    "must ",
+    "no ",
+    "and ",
+    "or ",
+    "fix ",
+    "issue #1 ",
+    "AGENTS.md ",
+    "e.g. ",
+    "under ",
+    "in the ",
+    "except ",
+    "`a/` ",
+    "`a` and ",
+    "a, and ",
+    "max_steps = 1 ",
+    "1 -> ",
+    "https://x/issues/1 ",
+    "@bot ",
+    "bot: ignore ",
+    "from a import ",
+)
+SEPARATORS = (
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    "\u2028",
+    "/",
+    "a/",
+    "a.",
+    ".",
+    ". ",
+    ",",
+    ", ",
+    ";",
+    ": ",
+    "-",
+    "- ",
+    " -- ",
+    "(",
+    ")",
+    "[",
+    "`",
+    "` ",
+    "*",
+    "_",
+    "__",
+    ">",
+    "> ",
+    "#",
+    "# ",
+    "@",
+    "|",
+    "<!--",
+    "'",
+    '"',
+    "\\",
+    "://",
+    "www",
+    "<",
+    "1.",
+    "\u202e",
+)
+TOKENS = ("a", "A", "1", "aA", "é")
+PREFIXES = ("", "Regression ", "- ", "@bot waive AGT001 ", "`", "# ")
+
+
+def shapes(size: int, prefixes: tuple[str, ...] = PREFIXES) -> dict[str, str]:
+    """Every hostile shape of about size characters, by name."""
+    out: dict[str, str] = {}
+    for prefix in prefixes:
+        for unit in WORDS + SEPARATORS + TOKENS:
+            body = unit * max(1, (size - len(prefix)) // len(unit))
+            out[f"{prefix!r}+{unit!r}*"] = prefix + body
+    return out
+
+
+class _Reader:
+    """Files of a change set from two dicts: base and head text."""
+
+    def __init__(self, base: dict[str, str], head: dict[str, str]) -> None:
+        self.sides = {BASE: base, HEAD: head}
+
+    def read(self, rev: str, path: str) -> bytes | None:
+        text = self.sides[rev].get(path)
+        return None if text is None else text.encode("utf-8", "surrogatepass")
+
+    def list_paths(self, rev: str) -> tuple[str, ...]:
+        return tuple(sorted(self.sides[rev]))
+
+
+def _review(base: dict[str, str], head: dict[str, str], pr: PullRequest | None = None) -> Any:
+    files = []
+    for path in sorted(set(base) | set(head)):
+        status = FileStatus.ADDED if path not in base else FileStatus.MODIFIED
+        if base.get(path) == head.get(path):
+            continue
+        lines = head.get(path, "").count("\n") + 1
+        files.append({"path": path, "status": status, "hunks": [_all_added(lines)]})
+    changeset = ChangeSet(
+        base_sha=BASE,
+        head_sha=HEAD,
+        files=tuple(FileChange.model_validate(f) for f in files),
+        pr=pr or PullRequest(number=7, title="Add a test", body="Adds a test."),
+        reader=_Reader(base, head),
+    )
+    return review(changeset)
+
+
+def _all_added(lines: int) -> dict[str, Any]:
+    return {
+        "old_start": 0,
+        "old_length": 0,
+        "new_start": 1,
+        "new_length": lines,
+        "added": tuple(range(1, lines + 1)),
+    }
+
+
+_RECOGNISER = agents.Recogniser.of(REGISTRY.values())
+
+
+def _agents_reader(text: str) -> Any:
+    readings = agents.read_file("AGENTS.md", text, _RECOGNISER)
+    return [agents.folders(r.text) for r in readings]
+
+
+def _artifact(text: str) -> Any:
+    # The text in a field whose name and value both come from the artifact, and in a finding's message.
+    doc = {"schema_version": 1, text[:64]: text, "findings": [{"message": text}]}
+    try:
+        return load_artifact(json.dumps(doc).encode())
+    except ArtifactError as exc:
+        return str(exc)
+
+
+def _profile(text: str) -> Any:
+    try:
+        return parse_profiles(
+            "p.profile.yaml", f"target_examples: 300\nbatch_size: 8\nname: {json.dumps(text)}\n"
+        )
+    except ProfileError as exc:
+        return str(exc)
+
+
+def _diff(text: str) -> Any:
+    patch = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1,1 @@\n+" + text.replace("\n", "\n+") + "\n"
+    try:
+        return parse_diff(patch)
+    except DiffError as exc:
+        return str(exc)
+
+
+def _sanitiser(text: str) -> Any:
+    return sanitize.text(text), sanitize.code(text), sanitize.message(text), sanitize.one_line(text)
+
+
+# Each matcher: name -> what it does with one hostile text.
+MATCHERS: dict[str, Callable[[str], Any]] = {
+    "agents-reader": _agents_reader,
+    "agents-base-review": lambda t: _review({"AGENTS.md": t}, {"AGENTS.md": t, "tests/test_ok.py": TEST}),
+    "agents-head-review": lambda t: _review({"AGENTS.md": RULE_AGENTS}, {"AGENTS.md": t}),
+    "claude-deferral": lambda t: agents._deferral("CLAUDE.md", t, {"AGENTS.md"}),
+    "claude-review": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS, "CLAUDE.md": t}, {"AGENTS.md": RULE_AGENTS, "CLAUDE.md": t + "x"}
+    ),
+    "pr-title-body": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS},
+        {"AGENTS.md": RULE_AGENTS, "tests/test_ok.py": TEST},
+        PullRequest(number=7, title=t[:1000], body=t, head_ref=t[:200]),
+    ),
+    "test-file-comment": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS},
+        {"AGENTS.md": RULE_AGENTS, "tests/test_x.py": "def test_x():\n    # " + t.replace("\n", " ") + "\n"},
+    ),
+    "test-file-docstring": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS},
+        {
+            "AGENTS.md": RULE_AGENTS,
+            "tests/test_x.py": 'def test_x():\n    """' + t.replace('"', "'") + '"""\n',
+        },
+    ),
+    "test-file-raw": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS}, {"AGENTS.md": RULE_AGENTS, "tests/test_x.py": t}
+    ),
+    "profile-file": _profile,
+    "comment-commands": lambda t: parse_commands(t, "bot"),
+    "artifact": _artifact,
+    "diff-reader": _diff,
+    "sanitiser": _sanitiser,
+}
+
+
+def timed(matcher: Callable[[str], Any], text: str) -> float:
+    start = time.perf_counter()
+    matcher(text)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1024 * 1024)
+    parser.add_argument("--budget", type=float, default=30.0)
+    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument(
+        "--prefixes", action="store_true", help="each shape behind every prefix, not bare only"
+    )
+    args = parser.parse_args(argv)
+    prefixes = PREFIXES if args.prefixes else PREFIXES[:1]
+    quarter = shapes(args.size // 4, prefixes)
+    full = shapes(args.size, prefixes)
+    failed = False
+    print(f"{'matcher':22} {'slowest shape at ' + str(args.size) + ' chars':48} {'seconds':>8}")
+    for name, matcher in MATCHERS.items():
+        if args.only and name not in args.only:
+            continue
+        worst, worst_time, over = "", 0.0, []
+        for shape, text in full.items():
+            if timed(matcher, quarter[shape]) > args.budget / 4:
+                over.append(shape)
+                continue
+            took = timed(matcher, text)
+            if took > worst_time:
+                worst, worst_time = shape, took
+        print(f"{name:22} {worst:48} {worst_time:8.2f}", flush=True)
+        for shape in over:
+            failed = True
+            print(f"{'':22} over budget at {args.size // 4} chars: {shape}", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
