@@ -75,6 +75,7 @@ def read_event(settings):  # type: ignore[no-untyped-def]
 
 def setup_logging() -> None:
     import logging  # here, not at the top: `bot --help` does not need it
+
     from bot.actions import LogFormatter
 
     handler = logging.StreamHandler(sys.stderr)
