@@ -110,11 +110,20 @@ class Cue:
         return f'{self.where} says "{self.word}"'
 
 
+# The first cue of each kind decides; a docstring of "fix fix fix ..." must not cost a cue per word.
+_MAX_CUES = 3
+_MAX_LOOKS = 200
+
+
 def _cues(text: str, where: str) -> Iterator[Cue]:
     for pattern, strong in ((_STRONG, True), (_WEAK, False)):
-        for m in pattern.finditer(text):
+        found = 0
+        for looked, m in enumerate(pattern.finditer(text)):
+            if found >= _MAX_CUES or looked >= _MAX_LOOKS:
+                break
             if _other_sense(text, m):
                 continue
+            found += 1
             yield Cue(" ".join(m.group(0).split()).lower()[:30], where, strong)
 
 
