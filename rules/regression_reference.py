@@ -229,10 +229,11 @@ def _regression_tests(
     if mode != "evidence":
         yield from ((t, None) for t in tests if mode != "marked" or is_marked(t[1]))
         return
+    patterns = runner_patterns(ctx.review)
     changed = [
         f.path
         for f in ctx.changeset.files
-        if f.status is not FileStatus.REMOVED and not is_test_path(f.path, runner_patterns(ctx.review))
+        if f.status is not FileStatus.REMOVED and not is_test_path(f.path, patterns)
     ]
     fragments = fragment_kinds(f.path for f in ctx.changeset.files if f.status is FileStatus.ADDED)
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.

@@ -91,6 +91,13 @@ def runner_patterns(review: Review) -> tuple[str, ...]:
     """`python_files` of the repository's pytest configuration at base, when it sets them (memoised)."""
 
     def build() -> tuple[str, ...]:
+        # Only a changed .py file that the default names miss can be collected by the repository's own
+        # patterns: without one, nothing is read.
+        if not any(
+            f.path.endswith(".py") and not is_test_path(f.path) and not f.path.endswith("conftest.py")
+            for f in review.changeset.files
+        ):
+            return ()
         present = set(review.changeset.base_paths())
         for path in CONFIG_FILES:
             if path not in present:
@@ -104,13 +111,6 @@ def runner_patterns(review: Review) -> tuple[str, ...]:
                 return found
         return ()
 
-    # Only a changed .py file that the default names miss can be collected by the repository's own
-    # patterns: without one, nothing is read.
-    if not any(
-        f.path.endswith(".py") and not is_test_path(f.path) and not f.path.endswith("conftest.py")
-        for f in review.changeset.files
-    ):
-        return ()
     return review.memo("tests.python_files", build)
 
 
