@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bot import formats
 from bot.models import Severity, UnreadableFile, decode_text
+from bot.plain_errors import describe, did_you_mean
 
 CONFIG_PATH = ".github/bot.yml"
 MAX_CONFIG_BYTES = 256 * 1024
@@ -115,67 +114,11 @@ class Config(Strict):
         return self.rules.get(code) or self.rules.get(name) or RuleSetting()
 
 
-# pydantic's error types in the words of someone editing YAML (no Python type names).
-_WORDS = {
-    "bool_type": "should be true or false",
-    "bool_parsing": "should be true or false",
-    "string_type": "should be text",
-    "tuple_type": 'should be a list, e.g. ["examples/**"]',
-    "list_type": 'should be a list, e.g. ["examples/**"]',
-    "dict_type": "should be a mapping of keys to values",
-    "model_type": "should be a mapping of keys to values",
-    "model_attributes_type": "should be a mapping of keys to values",
-    "enum": "should be one of: error, warning, notice",
-    "int_type": "should be a whole number",
-    "int_parsing": "should be a whole number",
-}
-
-
-def _close(word: str, known: Iterable[str]) -> str:
-    match = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6) or difflib.get_close_matches(
-        word.upper(), list(known), n=1, cutoff=0.6
-    )
-    return f"; did you mean `{match[0]}`?" if match else ""
-
-
-def _fields(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
-    """The keys allowed where loc points (for "did you mean")."""
-    for part in loc:
-        info = model.model_fields.get(str(part))
-        if (
-            info is None
-            or not isinstance(info.annotation, type)
-            or not issubclass(info.annotation, BaseModel)
-        ):
-            break
-        model = info.annotation
-    return list(model.model_fields)
-
-
 def _problem(err: Any, lines: dict[tuple[str, ...], int]) -> ConfigProblem:
-    loc = tuple(err["loc"])
-    key = ".".join(str(p) for p in loc)
-    line = lines.get(tuple(str(p) for p in loc)) or next(
-        (
-            lines[tuple(str(p) for p in loc[:i])]
-            for i in range(len(loc) - 1, 0, -1)
-            if tuple(map(str, loc[:i])) in lines
-        ),
-        None,
-    )
-    kind = err["type"]
-    if kind == "extra_forbidden":
-        parent = loc[:-1]
-        model: type[BaseModel] = RuleSetting if len(parent) == 2 and parent[0] == "rules" else Config
-        allowed = _fields(model, () if model is RuleSetting else parent)
-        return ConfigProblem(
-            path=CONFIG_PATH, key=key, line=line, message=f"unknown key{_close(str(loc[-1]), allowed)}"
-        )
-    if kind == "value_error":
-        message = str(err.get("ctx", {}).get("error", err["msg"]))
-    else:
-        message = _WORDS.get(kind, err["msg"].replace("Input should be", "should be"))
-    return ConfigProblem(path=CONFIG_PATH, key=key, line=line, message=message)
+    parts = tuple(str(p) for p in err["loc"])
+    # The line of the key, else of the nearest key above it that the file has.
+    line = next((lines[parts[:i]] for i in range(len(parts), 0, -1) if parts[:i] in lines), None)
+    return ConfigProblem(path=CONFIG_PATH, key=".".join(parts), line=line, message=describe(err, Config))
 
 
 def _known_rules() -> dict[str, tuple[str, frozenset[str]]]:
@@ -200,7 +143,7 @@ def _rule_problems(data: dict[str, Any], lines: dict[tuple[str, ...], int]) -> l
     for name, setting in rules.items():
         where = ("rules", str(name))
         if str(name) not in known:
-            hint = _close(str(name), [*codes, *(k for k in known if k not in codes)])
+            hint = did_you_mean(str(name), [*codes, *(k for k in known if k not in codes)])
             out.append(
                 ConfigProblem(
                     path=CONFIG_PATH,
@@ -215,7 +158,7 @@ def _rule_problems(data: dict[str, Any], lines: dict[tuple[str, ...], int]) -> l
         for option in options if isinstance(options, dict) else ():
             if option not in allowed:
                 names = ", ".join(f"`{o}`" for o in sorted(allowed)) or "none"
-                hint = _close(str(option), allowed) or f"; its options: {names}"
+                hint = did_you_mean(str(option), allowed) or f"; its options: {names}"
                 key = (*where, "options", str(option))
                 out.append(
                     ConfigProblem(

@@ -14,7 +14,6 @@ not set (batch size, scheduler, checkpointing) then come from that config at the
 from __future__ import annotations
 
 import ast
-import difflib
 import posixpath
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, 
 
 from bot import formats, globs
 from bot.models import ChangeSet, ProfileMath, StepValues, UnreadableFile
+from bot.plain_errors import describe
 from rules.base import Review
 from rules.pairing import Pair, file_pairs
 from rules.primerl import PrimeRLConfig, PrimeRLError, looks_like_prime_rl, parse_prime_rl
@@ -139,41 +139,11 @@ class ProfileError(ValueError):
         self.key = key
 
 
-# pydantic's error types in the words of someone editing a profile (no Python type names).
-_WORDS = {
-    "int_type": "should be a whole number",
-    "float_type": "should be a number",
-    "string_type": "should be text",
-    "bool_type": "should be true or false",
-    "model_type": "should be a table of keys to values",
-    "model_attributes_type": "should be a table of keys to values",
-}
-
-
-def _fields_at(loc: tuple[int | str, ...]) -> list[str]:
-    model: type[BaseModel] = Profile
-    for part in loc[:-1]:
-        info = model.model_fields.get(str(part))
-        kind = info.annotation if info else None
-        if not isinstance(kind, type) or not issubclass(kind, BaseModel):
-            return []
-        model = kind
-    return list(model.model_fields)
-
-
 def _validation_message(exc: ValidationError, prefix: str) -> str:
     """Every problem of one profile, each with its key: `batchsize`: unknown key; did you mean ..."""
-    parts = []
-    for err in exc.errors():
-        loc = tuple(err["loc"])
-        where = prefix + ".".join(str(p) for p in loc)
-        if err["type"] == "extra_forbidden":
-            close = difflib.get_close_matches(str(loc[-1]), _fields_at(loc), n=1, cutoff=0.6)
-            what = "unknown key" + (f"; did you mean `{close[0]}`?" if close else "")
-        else:
-            what = _WORDS.get(err["type"], err["msg"].replace("Input should be", "should be"))
-        parts.append(f"`{where}`: {what}")
-    return "; ".join(parts)
+    return "; ".join(
+        f"`{prefix}{'.'.join(str(p) for p in err['loc'])}`: {describe(err, Profile)}" for err in exc.errors()
+    )
 
 
 def _first_key(exc: ValidationError, prefix: tuple[str, ...]) -> tuple[str, ...]:

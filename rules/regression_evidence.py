@@ -337,19 +337,48 @@ def _words(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOPWORDS}
 
 
-def shared_words(pr: PullRequest, test: TestFunction, titles_only: bool = False) -> set[str]:
-    """Words the test's name shares with the PR title or branch (or, locally, a commit subject); with
-    titles_only, with the PR title alone (locally: the newest commit's subject, a merge's PR title)."""
-    said: set[str] = set()
+def _said_words(pr: PullRequest, titles_only: bool) -> frozenset[str]:
+    """Words of the PR title or branch (or, locally, commit subjects); with titles_only, of the PR title
+    alone (locally: the newest commit's subject, a merge's PR title)."""
     if titles_only:
         newest = _message(pr.commits[0]).subjects[:1] if pr.commits else ()
         texts = [pr.title, *newest]
     else:
         branches = [pr.head_ref, *(m.branch for m in map(_message, pr.commits))]
         texts = [*_subjects(pr), *(_branch_words(b) for b in branches if b)]
+    said: set[str] = set()
     for subject in texts:
         said |= _words(_CAMEL.sub(" ", subject))
-    return _words(_name_text(test.name)) & said
+    return frozenset(said)
+
+
+def name_words(test: TestFunction) -> set[str]:
+    return _words(_name_text(test.name))
+
+
+@dataclass(frozen=True)
+class PrEvidence:
+    """What the PR says of itself, worked out once per review (not once per test)."""
+
+    adds_tests: bool  # the title (or a commit subject) says it adds regression tests
+    fix: Cue | None  # the first evidence that the PR fixes something
+    whole: Cue | None  # the same from what speaks for the whole change, when no other fragment kind says more
+    words: frozenset[str]  # words of the title, branch and commit subjects
+    title_words: frozenset[str]  # words of the title alone
+
+
+def pr_evidence(pr: PullRequest, fragments: frozenset[str]) -> PrEvidence:
+    fix = next(iter(pr_cues(pr, fragments)), None)
+    whole = None
+    if fix is not None and not fragments - FIX_KINDS:
+        whole = next(iter(pr_cues(pr, fragments, whole=True)), None)
+    return PrEvidence(
+        adds_tests=adds_regression_tests(pr),
+        fix=fix,
+        whole=whole,
+        words=_said_words(pr, titles_only=False),
+        title_words=_said_words(pr, titles_only=True),
+    )
 
 
 def _module_names(path: str) -> set[str]:

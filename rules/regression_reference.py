@@ -85,13 +85,12 @@ from rules.base import Context, Rule
 from rules.guard_docstring import docstring_fix, proposal
 from rules.regression_evidence import (
     FEW,
-    FIX_KINDS,
-    adds_regression_tests,
+    PrEvidence,
     changed_module,
     fragment_kinds,
+    name_words,
     own_cues,
-    pr_cues,
-    shared_words,
+    pr_evidence,
 )
 from rules.testfiles import TestFile, TestFunction, Touched, is_test_path, runner_patterns, touched_tests
 from rules.waivers import markers
@@ -166,28 +165,22 @@ def _covered(tf: TestFile, test: TestFunction, issues: bool) -> bool:
     return any(names_reference(doc, issues) for doc in (test.docstring, *test.scope_docs, tf.docstring))
 
 
-def _reason(  # noqa: PLR0913 - the evidence, each piece named
-    tf: TestFile,
-    test: TestFunction,
-    pr: PullRequest,
-    few: bool,
-    changed: list[str],
-    beside_named: bool,
-    fragments: frozenset[str] = frozenset(),
+def _reason(
+    tf: TestFile, test: TestFunction, said: PrEvidence, few: bool, changed: list[str], beside_named: bool
 ) -> str | None:
     """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so.
 
-    few: the PR adds few tests that name nothing. beside_named: a new test next to this one (same file,
-    same class or both at module level) names what it guards, so the fix already has its regression test.
-    fragments: the kinds of the changelog fragments the change adds ("bugfix", "feature"...).
+    said: what the PR says of itself. few: the PR adds few tests that name nothing. beside_named: a new
+    test next to this one (same file, same class or both at module level) names what it guards, so the
+    fix already has its regression test.
     """
     own = own_cues(tf, test)
     strong = next((c for c in own if c.strong), None)
     if strong is not None:
         return str(strong)
-    if adds_regression_tests(pr):
+    if said.adds_tests:
         return "the PR title says it adds regression tests"
-    fix = next(iter(pr_cues(pr, fragments)), None)
+    fix = said.fix
     if fix is None:
         return None
     if own:
@@ -196,17 +189,15 @@ def _reason(  # noqa: PLR0913 - the evidence, each piece named
         return None
     if not few:
         # Many new tests: one whose name says what the title says (two of its words) is the fix's test,
-        # when the whole change says it is a fix (title, branch, labels or a bugfix fragment).
-        # Not where fragments say the change is also something else: the title then names that.
-        whole = None if fragments - FIX_KINDS else next(iter(pr_cues(pr, fragments, whole=True)), None)
-        title = sorted(shared_words(pr, test, titles_only=True))
-        if whole is not None and len(title) >= 2:
-            return f'{whole}, and its name shares "{title[0]}" and "{title[1]}" with the PR title'
+        # when the whole change says it is a fix (title, branch, labels or only bugfix fragments).
+        title = sorted(name_words(test) & said.title_words)
+        if said.whole is not None and len(title) >= 2:
+            return f'{said.whole}, and its name shares "{title[0]}" and "{title[1]}" with the PR title'
         return None
     module = changed_module(tf, changed)
     if module is not None:
         return f"{fix}, and it tests `{module}`, which the PR changes"
-    shared = sorted(shared_words(pr, test))
+    shared = sorted(name_words(test) & said.words)
     if shared:
         return f'{fix}, and its name shares "{shared[0]}" with the PR title or branch'
     return None
@@ -236,10 +227,11 @@ def _regression_tests(
         if f.status is not FileStatus.REMOVED and not is_test_path(f.path, patterns)
     ]
     fragments = fragment_kinds(f.path for f in ctx.changeset.files if f.status is FileStatus.ADDED)
+    said = pr_evidence(pr, fragments)
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
     few = len(tests) <= FEW
     for tf, test in tests:
-        reason = _reason(tf, test, pr, few, changed, _scope(tf, test) in named, fragments)
+        reason = _reason(tf, test, said, few, changed, _scope(tf, test) in named)
         if reason is not None:
             yield (tf, test), reason
 

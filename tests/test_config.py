@@ -112,6 +112,7 @@ def test_every_problem_is_reported_at_once_with_its_line_and_a_suggestion():
         ("rules:\n  AGT001:\n    severity: loud\n", "should be one of: error, warning, notice"),
         ("rules:\n  AGT001: 3\n", "should be a mapping of keys to values"),
         ("rules:\n  NOPE1: {}\n", "no rule is called `NOPE1`; `bot rules` lists them"),
+        ("rules:\n  AGT001: {enabeld: true}\n", "unknown key; did you mean `enabled`?"),
     ],
 )
 def test_messages_use_the_words_of_the_file_not_python_types(text, message):
