@@ -62,7 +62,7 @@ def _is_symlink(header: str) -> bool:
     )
 
 
-_HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def _hunk_numbers(text: str) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
@@ -77,7 +77,7 @@ def _hunk_numbers(text: str) -> list[tuple[int, int, tuple[int, ...], tuple[int,
     while i < end:
         line = lines[i]
         i += 1
-        m = _HUNK_HEADER.match(line) if line.startswith("@@ -") else None
+        m = HUNK_HEADER.match(line) if line.startswith("@@ -") else None
         if m is None:
             continue
         old = old_start = int(m[1])
@@ -170,7 +170,9 @@ def parse_hunks(patch: str, path: str = "file") -> tuple[Hunk, ...]:
     if not wrapped.endswith("\n"):
         wrapped += "\n"
     try:
-        parsed = unidiff.PatchSet(wrapped)
-    except UnidiffParseError as exc:
-        raise DiffError(f"could not parse patch of {path}: {exc}") from None
-    return tuple(_hunk(h) for pf in parsed for h in pf)
+        _, hunks = _patch(wrapped)  # the same fast line-number pass as a whole diff
+    except DiffError as exc:
+        raise DiffError(
+            f"could not parse patch of {path}: {str(exc).removeprefix('could not parse diff: ')}"
+        ) from None
+    return tuple(h for file_hunks in hunks for h in file_hunks)

@@ -31,7 +31,7 @@ from bot.api import (
     ReviewComment,
     ReviewInfo,
 )
-from bot.models import MAX_TEXT_BYTES, UnreadableFile
+from bot.models import MAX_TEXT_BYTES, oversized
 
 T = TypeVar("T")
 REVIEW_BODY = "Suggested changes for the review's findings: each applies with one click."
@@ -340,30 +340,25 @@ class GitHubClient:
         return self._call(what, lambda: self._repo.get_collaborator_permission(login))
 
     def read_file(self, ref: str, path: str) -> bytes | None:
-        def read() -> bytes | None | UnreadableFile:
+        def read() -> bytes | None:
             found = self._repo.get_contents(path, ref=ref)
             if isinstance(found, list) or found.type not in ("file", "symlink"):
                 return None
             if found.type == "symlink":
                 return (found.target or "").encode()
             if found.size > MAX_TEXT_BYTES or found.encoding != "base64":
-                return UnreadableFile(
-                    path, f"file is {found.size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit"
-                )
+                raise oversized(path, found.size)  # not an API fault: _call lets it through
             data = found.decoded_content
             if len(data) != found.size:  # a cut answer decodes to fewer bytes than GitHub says the file has
                 raise ValueError(f"content is {len(data):,} bytes, the file {found.size:,}")
             return data
 
         try:
-            got = self._call(f"GET contents of {path}", read)
+            return self._call(f"GET contents of {path}", read)
         except GitHubError as exc:
             if exc.kind == "not-found":
                 return None
             raise
-        if isinstance(got, UnreadableFile):
-            raise got
-        return got
 
     def read_blobs(self, wanted: tuple[tuple[str, str], ...]) -> dict[tuple[str, str], Blob | None]:
         """Files at commits, up to BLOBS_PER_QUERY per GraphQL request; None where the path is no file.

@@ -23,15 +23,19 @@ class SourceError(Exception):
     """The repository or a ref cannot be used; the message is one line for the user."""
 
 
-def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+def _git(
+    repo: Path, *args: str, check: bool = True, env: dict[str, str] | None = None, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     try:
         proc = subprocess.run(
             # No pager, no external diff or textconv drivers: a repository's config must not run code.
             ["git", "-c", "core.quotepath=off", "--no-pager", *args],
             cwd=repo,
+            input=stdin,
             capture_output=True,
             timeout=_GIT_TIMEOUT,
             check=False,
+            env=env,
         )
     except FileNotFoundError:
         raise SourceError("git is not installed or not on PATH") from None

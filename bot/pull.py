@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 from bot import globs
 from bot.api import Client, GitHubError, PullFile, PullInfo
 from bot.config import CONFIG_PATH, Config
-from bot.diff import DiffError, parse_hunks
+from bot.diff import HUNK_HEADER, DiffError, parse_hunks
 from bot.local import GitReader, SourceError, load_changeset, open_repo, resolve
 from bot.models import (
     MAX_TEXT_BYTES,
@@ -21,6 +21,7 @@ from bot.models import (
     PullRequest,
     ReadFault,
     UnreadableFile,
+    oversized,
 )
 from rules.agents import is_policy_path
 from rules.testfiles import is_test_path
@@ -156,9 +157,7 @@ class ApiReader:
                 listed = key in self._listed
                 self._blobs[key] = self._fault(path, _GONE) if listed else None
             elif blob.size > MAX_TEXT_BYTES:
-                self._blobs[key] = UnreadableFile(
-                    path, f"file is {blob.size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit"
-                )
+                self._blobs[key] = oversized(path, blob.size)
             elif blob.text is None:
                 self._blobs[key] = UnreadableFile(path, "binary file (GitHub has no text for it)")
             elif not blob.truncated:
@@ -207,9 +206,6 @@ def whole_text(patch: str, added: bool) -> bytes | None:
     return ("\n".join(body) + ("\n" if newline else "")).encode("utf-8")
 
 
-_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-
-
 def base_from_head(head: bytes, patch: str, changes: int) -> bytes | None:
     """A modified file's base text: its head text with the patch taken back, or None when that is unsure.
 
@@ -231,7 +227,7 @@ def base_from_head(head: bytes, patch: str, changes: int) -> bytes | None:
         rows.pop()
     i = 0
     while i < len(rows):
-        m = _HUNK.match(rows[i])
+        m = HUNK_HEADER.match(rows[i])
         if m is None:
             return None
         new_start, new_len = int(m.group(3)), int(m.group(4) if m.group(4) is not None else 1)

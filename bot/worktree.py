@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
-from bot.local import SourceError
+from bot.local import _git
 
-_TIMEOUT = 120
 # commit-tree needs an identity; the snapshot is never pushed or shown, so a fixed one is enough.
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "bot check",
@@ -27,23 +25,9 @@ _IDENTITY = {
 }
 
 
-def _run(top: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes = b"") -> str:
-    try:
-        proc = subprocess.run(
-            ["git", "--no-pager", *args],
-            cwd=top,
-            input=stdin,
-            capture_output=True,
-            timeout=_TIMEOUT,
-            check=False,
-            env={**os.environ, **_IDENTITY, **(env or {})},
-        )
-    except subprocess.TimeoutExpired:
-        raise SourceError(f"git {args[0]} took longer than {_TIMEOUT}s") from None
-    if proc.returncode != 0:
-        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SourceError(f"git {args[0]} failed: {lines[-1] if lines else 'exit ' + str(proc.returncode)}")
-    return proc.stdout.decode().strip()
+def _run(top: Path, *args: str, index: Path | None = None) -> str:
+    env = {**os.environ, **_IDENTITY, **({"GIT_INDEX_FILE": str(index)} if index else {})}
+    return _git(top, *args, env=env, stdin=b"").stdout.decode().strip()
 
 
 def snapshot(top: Path, staged: bool) -> str | None:
@@ -57,9 +41,8 @@ def snapshot(top: Path, staged: bool) -> str | None:
             real = Path(_run(top, "rev-parse", "--path-format=absolute", "--git-path", "index"))
             if real.is_file():
                 shutil.copyfile(real, index)
-            env = {"GIT_INDEX_FILE": str(index)}
-            _run(top, "add", "-A", "--", ".", env=env)
-            tree = _run(top, "write-tree", env=env)
+            _run(top, "add", "-A", "--", ".", index=index)
+            tree = _run(top, "write-tree", index=index)
     if tree == _run(top, "rev-parse", "HEAD^{tree}"):
         return None
     return _run(top, "commit-tree", tree, "-p", "HEAD", "-F", "-")  # an empty message: no evidence

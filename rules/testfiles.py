@@ -308,12 +308,14 @@ def test_states(review: Review) -> dict[tuple[str, str], str]:
                 before[(head_path, t.qualname)] = t
         now = {(tf.path, t.qualname) for tf in changed_test_files(review) for t in tf.tests}
         # Tests gone from where they were: the pool a moved or renamed test comes from.
-        left = Counter(code_key(t.node) for where, t in before.items() if t.node and where not in now)
+        gone_keys = [
+            (where[0], code_key(t.node)) for where, t in before.items() if t.node and where not in now
+        ]
+        left = Counter(key for _, key in gone_keys)
         # Per file, the tests gone from it: a new test that is one of them renamed and edited is changed.
         gone: dict[str, list[str]] = {}
-        for (path, _), t in before.items():
-            if t.node is not None and (path, t.qualname) not in now:
-                gone.setdefault(path, []).append(code_key(t.node))
+        for path, key in gone_keys:
+            gone.setdefault(path, []).append(key)
         states: dict[tuple[str, str], str] = {}
         for tf, t in touched:
             assert t.node is not None
