@@ -85,7 +85,7 @@ def config_at(ctx: Context, base_sha: str) -> Config:
 
 
 def _guard_partial(
-    report: Report, missing: tuple[str, ...], faults: dict[str, str], config: Config
+    report: Report, missing: tuple[str, ...], faults: dict[str, str], config: Config, changed: set[str]
 ) -> Report:
     """A review that could not see files a rule reads is not complete: never ready, and it says which and why.
 
@@ -97,7 +97,9 @@ def _guard_partial(
     note = f"Review not complete, so not marked ready: could not see {shown}."
     findings = tuple(f for f in report.findings if f.path not in faults)
     coverage = report.coverage
-    unread = tuple(p for p in faults if p not in coverage.not_reviewed)
+    # Coverage counts the changed files: a failed read of AGENTS.md or of a file's base side is in the note.
+    counted = set(coverage.not_reviewed)
+    unread = tuple(p for p in faults if p in changed and p not in counted)
     if unread:
         coverage = coverage.model_copy(
             update={
@@ -135,11 +137,10 @@ def reviewed(ctx: Context, info: PullInfo) -> tuple[ChangeSet, Config, Report]:
     """
     changeset = load_pull(ctx.client, info, ctx.checkout, ctx.reader())
     config = read_config(changeset, ctx.config_path)[0]
-    if ctx.config_path in read_faults(changeset):
+    fault = read_faults(changeset).get(ctx.config_path)
+    if fault is not None:
         # Without its trusted config the bot cannot know which rules apply: it reviews nothing.
-        raise GitHubError(
-            "unavailable", f"the config {ctx.config_path}: {read_faults(changeset)[ctx.config_path]}"
-        )
+        raise GitHubError("unavailable", f"the config {ctx.config_path}: {fault}")
     prefetch(changeset, config)
     return changeset, config, review(changeset, config_path=ctx.config_path)
 
@@ -147,13 +148,14 @@ def reviewed(ctx: Context, info: PullInfo) -> tuple[ChangeSet, Config, Report]:
 def settled(report: Report, changeset: ChangeSet, config: Config, waivers: tuple[Waiver, ...]) -> Report:
     """The report with the comment waivers applied and never ready when files a rule reads went unseen."""
     faults = read_faults(changeset)
+    changed = {f.path for f in changeset.files}
     applied, lapsed = apply_waivers(report, waivers, changeset, config)
     if faults and lapsed:
         # Whether the waived code changed cannot be told from a partial view: the waivers are kept, unused,
         # for the next complete review to judge (dropping them would lose them for good).
         applied, _ = apply_waivers(report, tuple(w for w in waivers if w not in lapsed), changeset, config)
         applied = applied.model_copy(update={"waivers": applied.waivers + lapsed})
-    return _guard_partial(applied, unreviewed_that_matter(changeset, config), faults, config)
+    return _guard_partial(applied, unreviewed_that_matter(changeset, config), faults, config, changed)
 
 
 def review_pull(

@@ -175,7 +175,7 @@ def status_plan(report: Report, check_run: bool) -> StatusPlan:
     counts = ", ".join(_plural(report.count(s), s.value) for s in Severity)
     head = "ready for review" if report.verdict == "ready" else "needs work"
     if report.incomplete:
-        head = f"not complete ({_plural(len(report.incomplete), 'file')} unseen)"
+        head = "not complete (files unseen)"  # which and why are in the comment's note
     state = "success" if report.verdict == "ready" else "failure"
     if not check_run:
         return StatusPlan(kind="commit-status", state=state, description=f"{head}: {counts}")

@@ -86,7 +86,7 @@ def test_a_file_github_cannot_give_makes_the_review_not_complete(gh, fault):
     report = ctx.report
     assert report.verdict == "needs-work" and st.labels == ["status:needs-work"]
     assert [s["state"] for s in st.statuses] == ["failure"]
-    assert st.statuses[0]["description"].startswith(f"not complete ({len(report.incomplete)} file")
+    assert st.statuses[0]["description"].startswith("not complete (files unseen): ")
     # Nothing is blamed on the file (no "could not be reviewed", no "Rule failed with an internal error").
     assert report.findings == ()
     note = next(n for n in report.notes if n.startswith("Review not complete"))
