@@ -93,9 +93,10 @@ _STOPWORDS = frozenset(
     "added make makes use uses used handle handles support new".split()
 )
 # Template checkboxes left unticked ("- [ ] Bug fix") and HTML comments in a PR description say nothing.
-_TEMPLATE_NOISE = re.compile(r"<!--.*?-->|^\s*[-*]\s*\[\s\].*$", re.DOTALL | re.MULTILINE)
+# (`[ \t]`, not `\s`, after `^`: `\s*` would run on across blank lines from every line start, quadratic.)
+_UNTICKED = re.compile(r"^[ \t]*[-*][ \t]*\[[ \t]\].*$", re.MULTILINE)
 _STRING = re.compile(r"""[rbuRBU]{0,2}("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
-_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+([\w\s,()]+)|import\s+([\w.,\s]+))", re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import\s+([\w\s,()]+)|import\s+([\w.,\s]+))", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,21 @@ def own_cues(tf: TestFile, test: TestFunction) -> list[Cue]:
 
 
 def _body(text: str) -> str:
-    return _TEMPLATE_NOISE.sub("", text)
+    return _UNTICKED.sub("", _without_comments(text))
+
+
+def _without_comments(text: str) -> str:
+    """Text without its HTML comments, found with str.find (a lazy `<!--.*?-->` rescans to the end from
+    every unclosed `<!--`)."""
+    out, i = [], 0
+    while (start := text.find("<!--", i)) >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break  # unclosed: it and what follows stay, as the pattern left them
+        out.append(text[i:start])
+        i = end + 3
+    out.append(text[i:])
+    return "".join(out)
 
 
 @dataclass(frozen=True)

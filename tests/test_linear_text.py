@@ -13,8 +13,10 @@ import time
 import pytest
 
 from benchmarks.hostile_text import MATCHERS, PREFIXES, shapes
+from bot.models import PullRequest
 from rules import agents
 from rules.catalog import REGISTRY
+from rules.regression_evidence import _IMPORT, pr_evidence
 
 RATIO = 10.0  # linear work gives about 4, quadratic about 16
 MEASURABLE = 0.1  # seconds at 4n below which a ratio is noise
@@ -68,6 +70,15 @@ REPORTED = {
     "folders-listed": (agents.folders, lambda n: "`a/` " * (n // 5)),
     # A run of spaces inside a sentence: patterns with `\s+` rescanned it from each space.
     "clause-spaces": (agents.clauses, lambda n: "a" + " " * n + "b"),
+    # A PR description of blank lines or unclosed comments: `^\s*` and a lazy `<!--.*?-->` rescanned the
+    # rest of the text from every line (100 KB of newlines: 191 s).
+    "pr-body-newlines": (lambda t: pr_evidence(PullRequest(body=t), frozenset()), lambda n: "\n" * n),
+    "pr-body-comments": (
+        lambda t: pr_evidence(PullRequest(body=t), frozenset()),
+        lambda n: "<!--" * (n // 4),
+    ),
+    # A test file's import lines are read the same way.
+    "test-imports-newlines": (lambda t: list(_IMPORT.finditer(t)), lambda n: "\n" * n),
 }
 
 
