@@ -21,7 +21,8 @@ _LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _THEMATIC = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _SETEXT = re.compile(r"(?:=+|-+)[ \t]*$")
 _ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
-_TABLE_DELIMITER = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+# Ends with `(?:\|[ \t]*)?$`, not `\|?[ \t]*$`: two `[ \t]*` in a row split a run of spaces every way.
+_TABLE_DELIMITER = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?$")
 _LINK_DEFINITION = re.compile(r"\[")
 _TAG_START = re.compile(r"<[A-Za-z/!?]")
 # HTML blocks 1-5 end at a marker; 6 and 7 (any other tag) at a blank line.
@@ -54,25 +55,41 @@ def _indent(line: str) -> tuple[int, str]:
     return width, ""
 
 
-def _unsafe_before(text: str) -> bool:
-    """Whether paragraph text before a line may still be open across it: a code span, a tag, a link."""
-    if _TAG_START.search(text):
-        return (
-            True  # a tag, comment or instruction may run on over lines; where it ends is not worth guessing
-        )
-    if "](" in text and text.rfind("](") > text.rfind(")"):
-        return True
-    if "`" not in text:
-        return False
-    if "\\" in text or "<" in text:
-        return True  # escaped backticks and backticks inside tags: not worth the risk of a miscount
-    opened = None
-    for run in re.findall(r"`+", text):
-        if opened is None:
-            opened = len(run)
-        elif len(run) == opened:
-            opened = None
-    return opened is not None
+class _Before:
+    """What paragraph text so far leaves open across the next line (a code span, a tag, a link), kept line
+    by line: rescanning the paragraph for every line would be quadratic in a long comment."""
+
+    def __init__(self) -> None:
+        self.tag = False  # a tag, comment or instruction may run on over lines: not worth guessing its end
+        self.link = False  # a `](` not closed by a later `)`
+        self.ticks = False
+        self.risky = False  # `\` or `<`: escaped backticks, backticks inside tags
+        self.opened: int | None = None  # the length of the backtick run that opened a code span
+
+    @property
+    def unsafe(self) -> bool:
+        if self.tag or self.link:
+            return True
+        if not self.ticks:
+            return False
+        return self.risky or self.opened is not None
+
+    def add(self, line: str) -> None:
+        self.tag = self.tag or _TAG_START.search(line) is not None
+        link, close = line.rfind("]("), line.rfind(")")
+        if link >= 0 or close >= 0:
+            self.link = link > close
+        self.risky = self.risky or "\\" in line or "<" in line
+        if "`" in line:
+            self.ticks = True
+            for run in _TICKS.findall(line):
+                if self.opened is None:
+                    self.opened = len(run)
+                elif len(run) == self.opened:
+                    self.opened = None
+
+
+_TICKS = re.compile(r"`+")
 
 
 def paragraph_lines(body: str) -> list[tuple[int, str]]:
@@ -89,12 +106,12 @@ def paragraph_lines(body: str) -> list[tuple[int, str]]:
 
     def close(keep: bool = True) -> None:
         if keep and para and not _LINK_DEFINITION.match(lines[para[0]].lstrip()):
-            text = ""
+            before = _Before()
             for index in para:
                 line = lines[index]
-                if "\r" not in line and not _unsafe_before(text):
+                if "\r" not in line and not before.unsafe:
                     out.append((index + 1, line))
-                text += line + "\n"
+                before.add(line)
         para.clear()
 
     for index, line in enumerate(lines):

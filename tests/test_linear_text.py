@@ -13,6 +13,7 @@ import time
 import pytest
 
 from benchmarks.hostile_text import MATCHERS, PREFIXES, shapes
+from bot.blocks import paragraph_lines
 from bot.models import PullRequest
 from rules import agents
 from rules.catalog import REGISTRY
@@ -77,6 +78,10 @@ REPORTED = {
         lambda t: pr_evidence(PullRequest(body=t), frozenset()),
         lambda n: "<!--" * (n // 4),
     ),
+    # A comment of one-backtick lines: every line rescanned the paragraph above it (65 KB: 77 s).
+    "comment-backtick-lines": (paragraph_lines, lambda n: "`\n" * (n // 2)),
+    # A table delimiter row ending in a long run of spaces: two `[ \t]*` in a row (100 KB: 52 s).
+    "comment-table-spaces": (paragraph_lines, lambda n: "a|b\n-" + " " * n + "x"),
     # A test file's import lines are read the same way.
     "test-imports-newlines": (lambda t: list(_IMPORT.finditer(t)), lambda n: "\n" * n),
 }
