@@ -66,17 +66,14 @@ def fix(report: Report, changeset: ChangeSet, top: Path, write: bool) -> Outcome
                 out.skipped.append(f"{path}: {problem}")
                 continue
         out.applied.extend(done.applied)
-        patches.append(
-            "".join(
-                difflib.unified_diff(
-                    text.splitlines(keepends=True),
-                    done.text.splitlines(keepends=True),
-                    f"a/{path}",
-                    f"b/{path}",
-                )
-            )
+        diff = difflib.unified_diff(
+            text.splitlines(keepends=True), done.text.splitlines(keepends=True), f"a/{path}", f"b/{path}"
         )
-    out.patch = "".join(p if p.endswith("\n") else p + "\n\\ No newline at end of file\n" for p in patches)
+        # A last line without a newline gets git's marker after it, on either side, as `git apply` needs.
+        patches.append(
+            "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in diff)
+        )
+    out.patch = "".join(patches)
     return out
 
 

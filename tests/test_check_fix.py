@@ -83,3 +83,13 @@ def test_a_file_edited_since_the_review_is_left_alone(repo, capsys, monkeypatch)
     assert (repo.path / "tests/test_a.py").read_text() == UNNAMED + "# edited\n"
     assert (repo.path / PROFILE_PATH).read_text() == PROFILE.replace("38", "37")
     assert code == 1
+
+
+def test_a_fixed_last_line_without_a_newline_still_gives_a_patch_git_applies(make_repo, capsys):
+    profile = PROFILE.rstrip("\n")  # `max_steps = 38` is the last line, with no newline after it
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {PROFILE_PATH: profile})
+    r.git("checkout", "-q", "pr")
+    _, patch, _ = _check(r, capsys, "--diff")
+    assert "-max_steps = 38\n\\ No newline at end of file\n+max_steps = 37\n\\ No newline" in patch
+    subprocess.run(["git", "apply", "-"], cwd=r.path, input=patch.encode(), check=True)
+    assert (r.path / PROFILE_PATH).read_text() == profile.replace("38", "37")
