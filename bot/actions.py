@@ -31,15 +31,22 @@ def escape_data(value: str) -> str:
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
+_BREAK = re.compile(r"\r\n?|\n")
+
+
 def log_line(text: str) -> str:
     """One line for the step log outside any fence: no line break, and no command syntax it could carry.
 
     The runner reads a line, after its leading spaces, as a command if it starts with `::`, and an old-style
-    `##[name]` command anywhere in it. Escaping the breaks keeps quoted input on this line, a `::` at its
-    start is escaped like a command's data, and `##[` loses its bracket.
+    `##[name]` command anywhere in it. Line breaks become ` | ` (quoted input stays on this line and stays
+    readable in a terminal, where `%0A` would not be), a `::` at the start loses its second colon's meaning
+    as `: :`, and `##[` loses its bracket.
     """
-    line = escape_data(text).replace("##[", "##%5B")
-    return "%3A%3A" + line[2:] if line.lstrip().startswith("::") else line
+    line = _BREAK.sub(" | ", text).replace("##[", "## [")
+    body = line.lstrip()
+    if body.startswith("::"):
+        line = line[: len(line) - len(body)] + ": :" + body[2:]
+    return line
 
 
 class LogFormatter(logging.Formatter):
