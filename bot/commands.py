@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Literal
 
+from bot.blocks import paragraph_lines
 from bot.models import Frozen
 
 MAX_COMMANDS = 5
@@ -44,12 +46,12 @@ class Decision(Frozen):
     reason: str = ""
 
 
-def _lines_outside_code(body: str) -> list[tuple[int, str]]:
+@functools.lru_cache(maxsize=4)
+def _lines_outside_code(body: str) -> tuple[tuple[int, str], ...]:
     # Only a line GitHub shows as top-level paragraph text can hold a command: not a quote (lazy
     # continuation lines included), code block, code span, HTML block, list, table or heading.
-    from bot.blocks import paragraph_lines
-
-    return paragraph_lines(body)
+    # Cached: a comment is first asked whether it addresses anyone, then read for its commands.
+    return tuple(paragraph_lines(body))
 
 
 def _command(words: list[str], rest: str, line: int) -> Command | None:
