@@ -40,7 +40,9 @@ def snapshot(top: Path, staged: bool) -> str | None:
             index = Path(tmp) / "index"
             real = Path(_run(top, "rev-parse", "--path-format=absolute", "--git-path", "index"))
             if real.is_file():
-                shutil.copyfile(real, index)
+                # copy2 keeps the index's mtime: git trusts a file whose stat matches an entry only when
+                # it is older than the index, so a fresh mtime would hide a same-size edit made just now.
+                shutil.copy2(real, index)
             _run(top, "add", "-A", "--", ".", index=index)
             tree = _run(top, "write-tree", index=index)
     if tree == _run(top, "rev-parse", "HEAD^{tree}"):
