@@ -106,4 +106,3 @@ def test_a_shallow_clone_says_how_to_fetch_the_history(tmp_path, repo, capsys):
     code = main(["check", "--repo", str(shallow), "--base", "main", "--head", "HEAD"])
     err = capsys.readouterr().err
     assert code == 2 and "shallow clone" in err and "fetch-depth: 0" in err
-
