@@ -39,6 +39,16 @@ _WEAK = re.compile(
     r"\b(?:again|instead\s+of|used\s+to|any\s?more|stop(?:s|ped)?\s+\w+ing)\b",
     re.IGNORECASE,
 )
+# "Previously, when ..., an error was raised": the test says the old behaviour was a failure, a bug
+# report in one sentence. Only "Previously" opening a sentence, then a comma or a subject (not
+# "previously failed tests are rerun"), and a verb of failing in the same sentence (not "used to":
+# "is used to raise an error" describes the present).
+_WAS_BROKEN = re.compile(
+    r"(?:^|[.!?;:][ \t\n][ \t]*|\n[ \t]*)(Previously|Formerly|Before\s+this\s+(?:fix|change|patch|PR|commit))"
+    r"(?:\s*,|\s+(?:this|that|it|they|we|the|an?|calling|using|passing)\b)[^.]{0,120}?"
+    r"\b(raised|threw|thrown|failed|crashed|hung|broke|errored|segfaulted|was\s+(?:wrong|incorrect|broken))\b",
+    re.IGNORECASE,
+)
 # The same words in their other senses, by the word's first letters: what comes right before or after
 # the word rules it out ("linear regression", "fixed seed", "fix typo", "crash recovery", "type guard").
 _ARTICLES = r"(?:[\s_-]+(?:the|a|an|random|rng|global|some|minor|small|all|more|few|remaining))*[\s_-]+"
@@ -83,6 +93,14 @@ _ADDS_REGRESSION_TESTS = re.compile(
     r"\b(?:regression|reproducer)\s+tests?\b|\btests?\s+for\s+(?:the\s+|a\s+)?(?:bug|crash|regression|issue)\b",
     re.IGNORECASE,
 )
+# A title that says the PR adds tests of another kind ("Stop using atexit and add integration tests for
+# tmpdir", "tests: cover the CLI", "Improve test coverage"): its tests are the coverage it names.
+_ADDS_OTHER_TESTS = re.compile(
+    r"\badd(?:s|ed|ing)?\s+(?:(?:more|some|missing|new|unit|integration|functional|e2e|end-to-end|extra|"
+    r"additional|basic|type|typing)\s+){0,2}tests?\b"
+    r"|\b(?:improve[sd]?|increase[sd]?|more)\s+(?:test\s+)?coverage\b|^\s*tests?(?:\([^)]{0,40}\))?!?:",
+    re.IGNORECASE,
+)
 # Marks that carry data, not a statement about the test.
 _NOT_MARKS = ("parametrize", "usefixtures", "filterwarnings")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -117,6 +135,9 @@ _MAX_LOOKS = 200
 
 
 def _cues(text: str, where: str) -> Iterator[Cue]:
+    m = _WAS_BROKEN.search(text)
+    if m is not None:
+        yield Cue(f"{m.group(1).lower()} ... {m.group(2).lower()}", where)
     for pattern, strong in ((_STRONG, True), (_WEAK, False)):
         found = 0
         for looked, m in enumerate(pattern.finditer(text)):
@@ -332,6 +353,22 @@ def _subjects(pr: PullRequest) -> list[str]:
     return [pr.title, *(s for m in map(_message, pr.commits) for s in m.subjects)]
 
 
+def _titles(pr: PullRequest) -> list[str]:
+    """The PR title; locally the newest commit's subject (a merge commit's PR title)."""
+    newest = _message(pr.commits[0]).subjects[:1] if pr.commits else ()
+    return [t for t in (pr.title, *newest) if t]
+
+
+def adds_other_tests(pr: PullRequest) -> bool:
+    """Whether the title says the PR adds tests that are not regression tests, and says no fix."""
+    titles = _titles(pr)
+    return (
+        any(_ADDS_OTHER_TESTS.search(t) for t in titles)
+        and not any(_ADDS_REGRESSION_TESTS.search(t) for t in titles)
+        and not any(c.strong for t in titles for c in _cues(t, "the PR title"))
+    )
+
+
 def adds_regression_tests(pr: PullRequest) -> bool:
     """Whether the PR title (or, locally, a commit subject) says it adds regression tests."""
     return any(_ADDS_REGRESSION_TESTS.search(s) for s in _subjects(pr))
@@ -356,8 +393,7 @@ def _said_words(pr: PullRequest, titles_only: bool) -> frozenset[str]:
     """Words of the PR title or branch (or, locally, commit subjects); with titles_only, of the PR title
     alone (locally: the newest commit's subject, a merge's PR title)."""
     if titles_only:
-        newest = _message(pr.commits[0]).subjects[:1] if pr.commits else ()
-        texts = [pr.title, *newest]
+        texts = _titles(pr)
     else:
         branches = [pr.head_ref, *(m.branch for m in map(_message, pr.commits))]
         texts = [*_subjects(pr), *(_branch_words(b) for b in branches if b)]
@@ -376,6 +412,7 @@ class PrEvidence:
     """What the PR says of itself, worked out once per review (not once per test)."""
 
     adds_tests: bool  # the title (or a commit subject) says it adds regression tests
+    coverage: bool  # the title says it adds tests of another kind (integration, unit, coverage) and no fix
     fix: Cue | None  # the first evidence that the PR fixes something
     whole: Cue | None  # the same from what speaks for the whole change, when no other fragment kind says more
     words: frozenset[str]  # words of the title, branch and commit subjects
@@ -389,6 +426,7 @@ def pr_evidence(pr: PullRequest, fragments: frozenset[str]) -> PrEvidence:
         whole = next(iter(pr_cues(pr, fragments, whole=True)), None)
     return PrEvidence(
         adds_tests=adds_regression_tests(pr),
+        coverage=adds_other_tests(pr),
         fix=fix,
         whole=whole,
         words=_said_words(pr, titles_only=False),

@@ -20,9 +20,10 @@ Which new tests are regression tests is the option `regression`. The default, `e
 from what the test and the PR say:
 
 - the test's own words: a regression word (regression, bug, fix, guard, crash, reproduce, "no longer",
-  an issue number) in its name, docstring, pytest marks, or the comments above and inside it makes it
-  a regression test (a class or module docstring covers its tests with a reference, but its words are
-  not evidence about each test). Words in another sense do not count: a linear regression, a fixed
+  an issue number) or a sentence telling the old failure ("Previously, ... an error was raised") in
+  its name, docstring, pytest marks, or the comments above and inside it makes it a regression test
+  (a class or module docstring covers its tests with a reference, but its words are not evidence
+  about each test). Words in another sense do not count: a linear regression, a fixed
   seed, crash recovery, a type guard, "fix typo".
 - a fix PR: a fix word in the PR title, labels or branch name, or in its description "fixes #12" or
   a line that opens with "Fix" (other prose in a description speaks of bugs and regressions of all
@@ -39,9 +40,13 @@ from what the test and the PR say:
   "stops raising"), or when at most 3 new tests name nothing, none beside it (in its class, or at
   module level with it) names what it guards, and it sits where the fix is: its file imports or is
   named after a module the PR changes, or its name shares a word (up to inflection: "annotations",
-  "annotation") with the PR title or branch. With more than 3, a test counts when its name shares two
+  "annotation") with the PR title or branch. Where a new test in another file or class names what it
+  guards, the fix has its regression test there, and only a name sharing a word with the PR title
+  ties this one to the fix. With more than 3, a test counts when its name shares two
   words with the PR title and nothing but bugfix fragments says what the change is. A
-  title that says it adds regression tests makes all its new tests regression tests.
+  title that says it adds regression tests makes all its new tests regression tests; a title that says
+  it adds tests of another kind ("add integration tests", "tests: cover ...", "improve test coverage")
+  and says no fix leaves only the tests' own words as evidence.
 
 Each such test that names nothing is an error, and the message says what made it a regression test.
 The other new tests that name nothing get one notice for the whole PR, however many they are.
@@ -166,13 +171,13 @@ def _covered(tf: TestFile, test: TestFunction, issues: bool) -> bool:
 
 
 def _reason(
-    tf: TestFile, test: TestFunction, said: PrEvidence, few: bool, changed: list[str], beside_named: bool
+    tf: TestFile, test: TestFunction, said: PrEvidence, few: bool, changed: list[str], named: str
 ) -> str | None:
     """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so.
 
-    said: what the PR says of itself. few: the PR adds few tests that name nothing. beside_named: a new
-    test next to this one (same file, same class or both at module level) names what it guards, so the
-    fix already has its regression test.
+    said: what the PR says of itself. few: the PR adds few tests that name nothing. named: "beside" when a
+    new test next to this one (same file, same class or both at module level) names what it guards, so
+    the fix already has its regression test; "elsewhere" when only a new test further off does.
     """
     own = own_cues(tf, test)
     strong = next((c for c in own if c.strong), None)
@@ -181,11 +186,13 @@ def _reason(
     if said.adds_tests:
         return "the PR title says it adds regression tests"
     fix = said.fix
-    if fix is None:
+    if fix is None or said.coverage:
+        # A title that says the PR adds integration or unit tests says what its tests are; a "Fix #12"
+        # in its description or commits closes the issue that asked for them.
         return None
     if own:
         return f"{own[0]}, and {fix}"
-    if beside_named:
+    if named == "beside":
         return None
     if not few:
         # Many new tests: one whose name says what the title says (two of its words) is the fix's test,
@@ -194,9 +201,15 @@ def _reason(
         if said.whole is not None and len(title) >= 2:
             return f'{said.whole}, and its name shares "{title[0]}" and "{title[1]}" with the PR title'
         return None
-    module = changed_module(tf, changed)
+    # With the fix's named test in another file or class, testing a module the PR changes says nothing
+    # more of this one (a PR's other commits change those modules too): its name must share a word with
+    # the PR title, not just with one of its commits.
+    module = changed_module(tf, changed) if named != "elsewhere" else None
     if module is not None:
         return f"{fix}, and it tests `{module}`, which the PR changes"
+    if named == "elsewhere":
+        shared = sorted(name_words(test) & said.title_words)
+        return f'{fix}, and its name shares "{shared[0]}" with the PR title' if shared else None
     shared = sorted(name_words(test) & said.words)
     if shared:
         return f'{fix}, and its name shares "{shared[0]}" with the PR title or branch'
@@ -231,7 +244,8 @@ def _regression_tests(
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
     few = len(tests) <= FEW
     for tf, test in tests:
-        reason = _reason(tf, test, said, few, changed, _scope(tf, test) in named)
+        where = "beside" if _scope(tf, test) in named else "elsewhere" if named else ""
+        reason = _reason(tf, test, said, few, changed, where)
         if reason is not None:
             yield (tf, test), reason
 

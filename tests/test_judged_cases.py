@@ -30,26 +30,11 @@ _WRONG: dict[str, tuple[str, ...]] = {
     # A mypy-only check in testing/typing_checks.py guards a typing fix; pytest never collects the file,
     # so whether it is a "test" the rule covers is arguable (judged yes by the sampling rule's definition).
     "issue 9: a typing check in a file no runner collects": ("pytest-a95bea7 test_hidden_param AGT001",),
-    # "Fix #10545" in a commit body of a refactor PR ("stop relying on atexit") that adds no changelog
-    # fragment to say what kind of change it is.
-    "issue 9: 'Fix #N' in the body of a refactor with no changelog fragment": (
-        "pytest-8f81c76 TestConfigTmpPath.test_policy_none_delete_all AGT001",
-    ),
-    # testing/python/metafunc.py is collected through python_files; the fix PR ("duplicate-parametrization
-    # -fix") adds a named regression test elsewhere and an unrelated error test here, taken for the fix's.
-    "issue 9: a fix PR's unrelated test in another class": (
-        "pytest-6b6502e TestHiddenParam.test_idmaker_error_without_nodeid AGT001",
-    ),
     # A fix PR adds two unnamed tests; only the non-string one reproduces the bug, the string one checks
     # that the old path still works. Nothing general tells them apart (arguable: a maintainer might ask
     # for a reference on both).
     "issue 9: a fix PR's non-reproducing companion test": (
         "pytest-9f9b7f4 test_pytester_subprocess_with_string_plugins AGT001",
-    ),
-    # The maintainers filed it as an improvement (changelog/5473.improvement.rst); only the test's comment
-    # says "Previously ... an error was raised".
-    "issue 9: a fix described only by the test's comment 'Previously ... an error was raised'": (
-        "pytest-c77995b TestRewriteOnImport.test_rewrite_warning_ignore AGT001",
     ),
     # A fix PR ("fix-2781" branch, "fix: validate marker names" commit) adding four unnamed tests, which
     # its own changelog/2781.feature.rst calls a feature: with more than FEW = 3 unnamed tests a test

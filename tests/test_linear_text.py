@@ -17,7 +17,7 @@ from bot.blocks import paragraph_lines
 from bot.models import PullRequest
 from rules import agents
 from rules.catalog import REGISTRY
-from rules.regression_evidence import _IMPORT, pr_evidence
+from rules.regression_evidence import _IMPORT, _cues, pr_evidence
 
 RATIO = 10.0  # linear work gives about 4, quadratic about 16
 MEASURABLE = 0.1  # seconds at 4n below which a ratio is noise
@@ -84,6 +84,9 @@ REPORTED = {
     "comment-table-spaces": (paragraph_lines, lambda n: "a|b\n-" + " " * n + "x"),
     # A test file's import lines are read the same way.
     "test-imports-newlines": (lambda t: list(_IMPORT.finditer(t)), lambda n: "\n" * n),
+    # "Previously, ... raised" in a test's comment: each opening word looks at most 120 characters on.
+    "previously-openings": (lambda t: list(_cues(t, "c")), lambda n: "Previously, " * (n // 12)),
+    "previously-after-blank-lines": (lambda t: list(_cues(t, "c")), lambda n: "\n \t" * (n // 3)),
 }
 
 

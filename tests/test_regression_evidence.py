@@ -74,6 +74,19 @@ CASES = [
     ("comment-above", {T: _test("test_area", above="# Guards the empty-input path.\n")}, None, ERROR),
     ("comment-inside", {T: _test("test_area", inside="    # this used to crash\n")}, None, ERROR),
     ("comment-silent", {T: _test("test_area", inside="    # square\n")}, None, NOTICE),
+    # "Previously, ... raised" tells the bug in one sentence; "previously failed tests" is an adjective.
+    (
+        "comment-previously-raised",
+        {T: _test("test_area", inside="    # Previously, an empty list\n    # raised an error.\n")},
+        None,
+        ERROR,
+    ),
+    (
+        "comment-edge-previously-failed-tests",
+        {T: _test("test_area", inside="    # previously failed tests run first\n")},
+        None,
+        NOTICE,
+    ),
     (
         "comment-edge-fix-the-seed",
         {T: _test("test_area", inside="    # fix the random seed\n")},
@@ -306,11 +319,46 @@ def test_a_named_test_beside_it_means_the_fix_has_its_regression_test(tmp_path):
     assert graded == [("error", "tests/test_shapes.py")]
 
 
+def test_a_named_test_elsewhere_leaves_only_the_title_to_tie_a_test_to_the_fix(tmp_path):
+    """A fix PR whose named regression test is in another file: an unnamed test there is the fix's only
+    if its name shares a word with the title; that it tests a module the PR changes is not enough (the
+    PR's other commits change modules too)."""
+    named = _test("test_area_zero", "Guards PR #4: zero areas.")
+    other = {**FIX_CODE, T: IMPORTS + named, "tests/test_shapes.py": IMPORTS + _test("test_perimeter_one")}
+    assert _graded(_review(tmp_path, other, PullRequest(title="Fix area of zero"))) == [
+        ("notice", "tests/test_shapes.py")
+    ]
+    # Without the named test, testing the changed module is enough, as before.
+    alone = {**FIX_CODE, "tests/test_shapes.py": IMPORTS + _test("test_perimeter_one")}
+    assert _graded(_review(tmp_path / "b", alone, PullRequest(title="Fix area of zero"))) == [
+        ("error", "tests/test_shapes.py")
+    ]
+
+
+@pytest.mark.parametrize(
+    "message, pr, expected",
+    [
+        ("Stop caching areas and add integration tests\n\nFix #10", None, "notice"),
+        ("Stop caching areas\n\nFix #10", None, "error"),
+        ("Fix zero areas and add tests", None, "error"),  # the title itself says fix
+        ("head", PullRequest(title="tests: cover zero areas", body="Fixes #10"), "notice"),
+        ("head", PullRequest(title="Improve test coverage of areas", body="Fixes #10"), "notice"),
+        ("head", PullRequest(title="Add regression tests for areas"), "error"),
+    ],
+)
+def test_a_title_that_says_it_adds_other_tests(tmp_path, message, pr, expected):
+    """ "Add integration tests" in the title says what the new tests are; "Fix #10" in the description
+    closes the issue that asked for them."""
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area")}
+    assert _graded(_review(tmp_path, head, pr, message=message)) == [(expected, T)]
+
+
 def test_few_counts_the_tests_that_name_nothing(tmp_path):
-    """Ten named tests and two unnamed ones: the two are "few", so they can be the fix's tests."""
+    """Ten named tests and two unnamed ones: the two are "few", so they can be the fix's tests (named
+    after the title, as the named tests are elsewhere)."""
     named = "".join(_test(f"test_named_{i}", f"Guards PR #{i}.") + "\n\n" for i in range(10))
     head = {**FIX_CODE, T: IMPORTS + named, "tests/test_shapes.py": IMPORTS + _many(2)}
-    graded = _graded(_review(tmp_path, head, PullRequest(title="Fix area of zero")))
+    graded = _graded(_review(tmp_path, head, PullRequest(title="Fix the shape of zero areas")))
     assert graded == [("error", "tests/test_shapes.py")] * 2
 
 
