@@ -94,11 +94,12 @@ _ADDS_REGRESSION_TESTS = re.compile(
     re.IGNORECASE,
 )
 # A title that says the PR adds tests of another kind ("Stop using atexit and add integration tests for
-# tmpdir", "tests: cover the CLI", "Improve test coverage"): its tests are the coverage it names.
+# tmpdir", "tests: cover the CLI", "Improve raisesgroup code coverage"): its tests are the coverage it
+# names.
 _ADDS_OTHER_TESTS = re.compile(
     r"\badd(?:s|ed|ing)?\s+(?:(?:more|some|missing|new|unit|integration|functional|e2e|end-to-end|extra|"
     r"additional|basic|type|typing)\s+){0,2}tests?\b"
-    r"|\b(?:improve[sd]?|increase[sd]?|more)\s+(?:test\s+)?coverage\b|^\s*tests?(?:\([^)]{0,40}\))?!?:",
+    r"|\b(?:improve[sd]?|increase[sd]?|more)\s+(?:[\w.-]{1,40}\s+){0,3}?coverage\b|^\s*tests?(?:\([^)]{0,40}\))?!?:",
     re.IGNORECASE,
 )
 # Marks that carry data, not a statement about the test.

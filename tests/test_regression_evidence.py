@@ -343,6 +343,7 @@ def test_a_named_test_elsewhere_leaves_only_the_title_to_tie_a_test_to_the_fix(t
         ("Fix zero areas and add tests", None, "error"),  # the title itself says fix
         ("head", PullRequest(title="tests: cover zero areas", body="Fixes #10"), "notice"),
         ("head", PullRequest(title="Improve test coverage of areas", body="Fixes #10"), "notice"),
+        ("Improve shapes code coverage (#13)\n\n* fix coverage of a branch", None, "notice"),
         ("head", PullRequest(title="Add regression tests for areas"), "error"),
     ],
 )
