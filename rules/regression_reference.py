@@ -201,15 +201,15 @@ def _reason(
         if said.whole is not None and len(title) >= 2:
             return f'{said.whole}, and its name shares "{title[0]}" and "{title[1]}" with the PR title'
         return None
-    # With the fix's named test in another file or class, testing a module the PR changes says nothing
-    # more of this one (a PR's other commits change those modules too): its name must share a word with
-    # the PR title, not just with one of its commits.
-    module = changed_module(tf, changed) if named != "elsewhere" else None
-    if module is not None:
-        return f"{fix}, and it tests `{module}`, which the PR changes"
     if named == "elsewhere":
+        # The fix's named test is in another file or class: that this one tests a module the PR changes
+        # says nothing more of it (a PR's other commits change modules too); its name must share a word
+        # with the PR title, not just with one of its commits.
         shared = sorted(name_words(test) & said.title_words)
         return f'{fix}, and its name shares "{shared[0]}" with the PR title' if shared else None
+    module = changed_module(tf, changed)
+    if module is not None:
+        return f"{fix}, and it tests `{module}`, which the PR changes"
     shared = sorted(name_words(test) & said.words)
     if shared:
         return f'{fix}, and its name shares "{shared[0]}" with the PR title or branch'
