@@ -123,32 +123,55 @@ def build_extract(extract: Path, dest: Path) -> tuple[str, str]:
 
     The head tree replaces the base tree (files only at base are deleted, and git pairs renames itself);
     `.github/bot.yml`, the trusted config, is read at base and stays. Returns the base and head SHAs (more
-    than one commit may lie between them).
+    than one commit may lie between them). The commits are written by one `git fast-import` and nothing is
+    checked out: a review reads the commits, and the suite builds 124 of these.
     """
     env = {**os.environ, **_GIT_ENV, "HOME": str(dest)}
-
-    def git(*args: str) -> str:
-        proc = subprocess.run(["git", *args], cwd=dest, env=env, capture_output=True, check=True)
-        return proc.stdout.decode().strip()
-
     dest.mkdir(parents=True, exist_ok=True)
-    git("init", "-q", "-b", "main")
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=dest, env=env, capture_output=True, check=True)
     base, head = _files(extract / "base"), _files(extract / "head")
+    head = {**{p: data for p, data in base.items() if p.startswith(".github/")}, **head}
     # The commits the change brings, newest first: the older ones become empty commits before the head's,
     # so that the review reads each message as its own commit, as it does in the clone.
     messages = (extract / "message.txt").read_text(encoding="utf-8").split(COMMIT_SEPARATOR)
-    for side in (base, head):
-        for path in base:
-            if side is head and path not in head and not path.startswith(".github/"):
-                (dest / path).unlink()
-        if side is head:
-            for older in reversed(messages[1:]):
-                git("commit", "-q", "--allow-empty", "-m", older)
-        for path, data in side.items():
-            (dest / path).parent.mkdir(parents=True, exist_ok=True)
-            (dest / path).write_bytes(data)
-        git("add", "-A")
-        git("commit", "-q", "--allow-empty", "-m", "base" if side is base else messages[0])
-        if side is base:
-            base_sha = git("rev-parse", "HEAD")
-    return base_sha, git("rev-parse", "HEAD")
+    stream = bytearray()
+    commits = [("base", base), *((older, None) for older in reversed(messages[1:])), (messages[0], head)]
+    for mark, (message, tree) in enumerate(commits, start=1):
+        text = _clean_message(message).encode("utf-8")
+        stream += b"commit refs/heads/main\nmark :%d\n" % mark
+        stream += b"committer extract <extract@invalid> now\ndata %d\n%s\n" % (len(text), text)
+        if mark > 1:
+            stream += b"from :%d\n" % (mark - 1)
+        if tree is not None:
+            stream += b"deleteall\n"
+            for path, data in sorted(tree.items()):
+                stream += b"M 100644 inline %s\ndata %d\n%s\n" % (_quote(path), len(data), data)
+    marks = dest / ".git" / "extract-marks"
+    subprocess.run(
+        ["git", "fast-import", "--quiet", "--date-format=now", f"--export-marks={marks}"],
+        cwd=dest, env=env, input=bytes(stream), capture_output=True, check=True,
+    )  # fmt: skip
+    sha = dict(line.split() for line in marks.read_text(encoding="ascii").splitlines())
+    return sha[":1"], sha[f":{len(commits)}"]
+
+
+def _clean_message(message: str) -> str:
+    """A message as `git commit -m` stores it: lines without trailing spaces, no leading or trailing blank
+    lines, runs of blank lines made one, and a final newline."""
+    lines: list[str] = []
+    for line in message.split("\n"):
+        line = line.rstrip()
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _quote(path: str) -> bytes:
+    """A path as fast-import reads it: C-style quoted when it holds a quote, a backslash or a control."""
+    raw = path.encode("utf-8")
+    if not re.search(rb'[\x00-\x1f"\\]', raw) and not raw.startswith(b'"'):
+        return raw
+    body = raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
+    return b'"' + body + b'"'

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import shutil
 import socket
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,11 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "Test",
     "GIT_COMMITTER_EMAIL": "test@invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
+    # No `git maintenance run --auto` after each commit: a second process per commit, half its cost, for
+    # repositories that live a few seconds.
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "maintenance.auto",
+    "GIT_CONFIG_VALUE_0": "false",
 }
 
 
@@ -75,13 +83,30 @@ def _loggers_as_they_were():
         logger.handlers[:], logger.propagate, logger.level = handlers, propagate, level
 
 
+_EMPTY_REPO: list[Path] = []  # this process's `git init` result, copied for each new repository
+
+
+def _empty_repo() -> Path:
+    """The .git of a freshly initialised repository (branch main, no sample hooks), made once a process."""
+    if not _EMPTY_REPO:
+        top = Path(tempfile.mkdtemp(prefix="bot-tests-empty-repo-"))
+        atexit.register(shutil.rmtree, top, True)
+        env = {**os.environ, **GIT_ENV, "HOME": str(top)}
+        subprocess.run(["git", "init", "-q", "-b", "main", "--template=", str(top)], env=env, check=True)
+        _EMPTY_REPO.append(top / ".git")
+    return _EMPTY_REPO[0]
+
+
 class GitRepo:
     """A throwaway git repository with helpers to write files and commit."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         path.mkdir(parents=True, exist_ok=True)
-        self.git("init", "-q", "-b", "main")
+        if (path / ".git").exists():
+            self.git("init", "-q", "-b", "main")
+        else:  # what `git init` makes, copied: a test builds hundreds of these
+            shutil.copytree(_empty_repo(), path / ".git")
 
     def git(self, *args: str) -> str:
         env = {**os.environ, **GIT_ENV, "HOME": str(self.path)}
@@ -106,10 +131,54 @@ class GitRepo:
             self.write(files)
         self.git("add", "-A")
         self.git("commit", "-q", "--allow-empty", "-m", message)
-        return self.git("rev-parse", "HEAD").strip()
+        return self.head()
+
+    def head(self) -> str:
+        """HEAD's commit, read from the ref file a fresh commit leaves (no process); rev-parse otherwise."""
+        dot_git = self.path / ".git"
+        head = (dot_git / "HEAD").read_text(encoding="ascii").strip()
+        ref = dot_git / head.removeprefix("ref: ") if head.startswith("ref: ") else None
+        sha = head if ref is None else ref.read_text(encoding="ascii").strip() if ref.is_file() else ""
+        return sha if len(sha) == 40 else self.git("rev-parse", "HEAD").strip()
 
     def branch(self, name: str) -> None:
         self.git("checkout", "-q", "-b", name)
+
+    def import_pr(self, base: dict[str, str | bytes | None], head: dict[str, str | bytes | None]) -> None:
+        """Commit base on main and head on top of it on branch `pr` with one `git fast-import`, then check pr
+        out: what commit, branch and commit do in a new repository (no .gitignore is read), in 3 processes
+        instead of 6."""
+        stream = bytearray()
+        for mark, (branch, files) in enumerate((("main", base), ("pr", head)), start=1):
+            message = b"base\n" if mark == 1 else b"head\n"
+            stream += b"commit refs/heads/%s\nmark :%d\n" % (branch.encode(), mark)
+            stream += b"committer Test <test@invalid> now\ndata %d\n%s" % (len(message), message)
+            stream += b"from :1\n" if mark == 2 else b""
+            for rel, content in files.items():
+                if content is None:
+                    stream += b"D %s\n" % _quoted(rel)
+                    continue
+                data = content if isinstance(content, bytes) else content.encode("utf-8")
+                stream += b"M 100644 inline %s\ndata %d\n%s\n" % (_quoted(rel), len(data), data)
+        env = {**os.environ, **GIT_ENV, "HOME": str(self.path)}
+        subprocess.run(
+            ["git", "fast-import", "--quiet", "--date-format=now"],
+            cwd=self.path, env=env, input=bytes(stream), capture_output=True, check=True,
+        )  # fmt: skip
+        self.git("checkout", "-q", "-f", "pr")
+
+
+def _quoted(path: str) -> bytes:
+    """A path as fast-import reads it, C-quoted: any byte but a quote, a backslash or a control stays."""
+    out = bytearray(b'"')
+    for byte in os.fsencode(path):
+        if byte in b'"\\':
+            out += b"\\" + bytes([byte])
+        elif byte < 0x20 or byte == 0x7F:
+            out += b"\\%03o" % byte
+        else:
+            out.append(byte)
+    return bytes(out + b'"')
 
 
 @pytest.fixture
@@ -123,9 +192,7 @@ def make_repo(tmp_path: Path):
 
     def build(base: dict[str, str | bytes | None], head: dict[str, str | bytes | None]) -> GitRepo:
         r = GitRepo(tmp_path / "pr-repo")
-        r.commit(base, "base")
-        r.branch("pr")
-        r.commit(head, "head")
+        r.import_pr(base, head)
         return r
 
     return build

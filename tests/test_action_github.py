@@ -17,11 +17,25 @@ from tests import ghapi
 from tests.actionrunner import ActionRun, run_action
 from tests.ghproxy import Proxy
 from tests.helpers import AGENTS_AGT001
-from tests.test_action_yml import USES
+from tests.test_action_yml import USES, _restore_cache, _site_packages
 from tests.test_fork import READ_ONLY, WRITES
 from tests.test_publish import mine
 
 TOKEN = "ghs_actiontoken0123456789"
+UNPACED = Path(__file__).with_name("unpaced.py")
+
+
+def _restore_unpaced(with_: dict, env: dict) -> dict:
+    """The seeded environment, with PyGithub's pacing off as in the in-process tests (tests/unpaced.py):
+    paced, each run of the bot sleeps seconds between its requests to the loopback fake."""
+    out = _restore_cache(with_, env)
+    site = _site_packages(Path(with_["path"]))
+    shutil.copy(UNPACED, site / "bot_test_unpaced.py")
+    (site / "bot-test-unpaced.pth").write_text("import bot_test_unpaced\n", encoding="utf-8")
+    return out
+
+
+UNPACED_USES = {**USES, "actions/cache": _restore_unpaced}
 
 
 def fenced(stderr: str) -> list[str]:
@@ -60,7 +74,7 @@ def _action(tmp_path: Path, proxy: Proxy, name: str, event: str, payload: dict, 
         workspace=workspace,
         temp=tmp_path / f"{name}-run",
         home=tmp_path / f"{name}-home",
-        uses=USES,
+        uses=UNPACED_USES,
         github={"event_name": event, "event": payload, "token": TOKEN, "repository": "octo/repo"},
         base_env={"GITHUB_API_URL": proxy.url, "GITHUB_EVENT_PATH": str(event_path)},
     )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -29,13 +33,23 @@ def _restore_cache(with_: dict, env: dict) -> dict:
     step's cache-hit branch (key check, import check, putting the action folder on the path) runs for real.
     """
     venv = Path(with_["path"])
+    shutil.copytree(_prepared_environment(), venv, symlinks=True)
+    (venv / ".bot-key").write_text(with_["key"] + "\n", encoding="utf-8")
+    return {"cache-hit": "true"}
+
+
+@lru_cache(maxsize=1)
+def _prepared_environment() -> Path:
+    """One environment for every action run of this process, as the cache would restore it: each run gets
+    a copy (its install step writes into it), not a new `python -m venv`."""
+    venv = Path(tempfile.mkdtemp(prefix="bot-action-venv-")) / "venv"
+    atexit.register(shutil.rmtree, venv.parent, True)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     # `--system-site-packages` would expose the base interpreter's packages, not those of a virtual
     # environment the tests run in; a .pth file naming this interpreter's site directories works in both.
     site_dirs = [p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages"))]
     (_site_packages(venv) / "bot-test-outer.pth").write_text("\n".join(site_dirs) + "\n", encoding="utf-8")
-    (venv / ".bot-key").write_text(with_["key"] + "\n", encoding="utf-8")
-    return {"cache-hit": "true"}
+    return venv
 
 
 def _site_packages(venv: Path) -> Path:

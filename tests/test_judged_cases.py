@@ -8,14 +8,14 @@ strict xfail fails, and the mark comes off.
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from benchmarks.judged import REAL, Case, build_extract, flagged, load_cases
 from bot.engine import review
 from bot.local import load_changeset
-from bot.models import PullRequest
+from bot.models import PullRequest, Report
 
 AGT001_EVIDENCE = "issue 9: part 1 (AGT001 decides regression tests from evidence)"
 AGT001_COVERED = "issue 9: part 1 (class docstring and issue references cover the test)"
@@ -62,10 +62,24 @@ def _param(case: Case):
 CASES = [c for c in load_cases() if c.extract]
 
 
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Report]:
+    """The Report of an extract, built and reviewed once for all its cases (124 extracts, 173 cases)."""
+    reports: dict[str, Report] = {}
+
+    def get(extract: str) -> Report:
+        if extract not in reports:
+            repo = tmp_path_factory.mktemp(extract) / "repo"
+            base, head = build_extract(REAL / extract, repo)
+            reports[extract] = review(load_changeset(repo, base=base, head=head, pr=PullRequest()))
+        return reports[extract]
+
+    return get
+
+
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
-def test_judged_case(tmp_path: Path, case: Case) -> None:
-    base, head = build_extract(REAL / case.extract, tmp_path / "repo")
-    report = review(load_changeset(tmp_path / "repo", base=base, head=head, pr=PullRequest()))
+def test_judged_case(reviewed: Callable[[str], Report], case: Case) -> None:
+    report = reviewed(case.extract)
     head_file = REAL / case.extract / "head" / case.path
     text = head_file.read_text(encoding="utf-8") if head_file.is_file() else None
     assert flagged(report, case, text) is case.expected, case.reason
