@@ -64,7 +64,7 @@ CASES = [c for c in load_cases() if c.extract]
 
 @pytest.fixture(scope="module")
 def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Report]:
-    """The Report of an extract, built and reviewed once for all its cases (124 extracts, 173 cases)."""
+    """The Report of an extract, built and reviewed once for all its cases (some extracts hold a dozen)."""
     reports: dict[str, Report] = {}
 
     def get(extract: str) -> Report:
