@@ -241,6 +241,11 @@ class Evaluator:
         raise Unknown
 
     def _call(self, node: ast.Call, depth: int) -> Any:
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name is not None and (
+            name in self.shadowed or (name not in _BUILTINS and name not in _SCALAR_TEXT)
+        ):
+            raise Unknown  # `compute(1, 2)`: unknown whatever its arguments are, so they are not worked out
         args = [self.value(a, depth) for a in node.args if not isinstance(a, ast.Starred)]
         if len(args) != len(node.args) or any(k.arg is None for k in node.keywords):
             raise Unknown
