@@ -304,8 +304,9 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from errors
     issues = {}
     for tf, _ in tests:
-        statement = ctx.statement_for(tf.path)
-        issues[tf.path] = _issues_accepted(ctx, statement.text if statement else None)
+        if tf.path not in issues:  # once per file, not per test
+            statement = ctx.statement_for(tf.path)
+            issues[tf.path] = _issues_accepted(ctx, statement.text if statement else None)
     unnamed = [(tf, t) for tf, t in tests if not _covered(tf, t, issues[tf.path])]
     named = {_scope(tf, t) for tf, t in tests if names_reference(t.docstring, issues[tf.path])}
     judged = dict(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -58,6 +59,11 @@ class TestFile:
     # The parsed module, for rules that follow a test into the helpers it calls.
     module: ast.Module | None = field(default=None, compare=False, repr=False)
 
+    @functools.cached_property
+    def lines(self) -> tuple[str, ...]:
+        """The text's lines (str.splitlines), split once: rules read the lines of every test of a file."""
+        return tuple(self.text.splitlines())
+
     def test_at(self, line: int) -> TestFunction | None:
         """The test whose lines (decorators and leading comments included) hold line."""
         return next((t for t in self.tests if t.covers(line)), None)
@@ -66,6 +72,8 @@ class TestFile:
 Touched = tuple[TestFile, TestFunction]
 
 
+# Pure and asked for every changed file by several rules: 3,000 paths cost little only once each.
+@functools.lru_cache(maxsize=1 << 16)
 def is_test_path(path: str, patterns: tuple[str, ...] = ()) -> bool:
     """Whether a file is test code (a test module or a helper under `tests/`), as opposed to product code;
     patterns: the repository's own pytest `python_files`."""
@@ -76,6 +84,7 @@ def is_test_path(path: str, patterns: tuple[str, ...] = ()) -> bool:
     return named or collected_by(path, patterns)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def collects(path: str, patterns: tuple[str, ...] = ()) -> str | None:
     """What runners collect from a file: "all" (pytest and unittest), "unittest" (TestCase only) or None;
     patterns: the repository's own pytest `python_files`."""
