@@ -24,7 +24,7 @@ from pathlib import PurePosixPath
 
 from bot.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
 from rules.base import Context, Review
-from rules.pysyntax import PythonSyntaxError, parse_python
+from rules.pysyntax import PythonSyntaxError, parse_python, was_lowered
 from rules.runner_config import CONFIG_FILES, collected_by, python_files
 
 
@@ -278,21 +278,80 @@ def base_test_file(review: Review, f: FileChange) -> TestFile | None:
     return review.memo(f"tests.base:{base_path}", build)
 
 
+def _span(stmt: ast.stmt) -> range:
+    """The lines of a statement, its decorators included."""
+    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+    return range(first, (stmt.end_lineno or stmt.lineno) + 1)
+
+
+def base_from_head(f: FileChange, head: TestFile, patterns: tuple[str, ...] = ()) -> TestFile | None:
+    """The tests of a test file at base, read off its head's tree when the change only adds whole top-level
+    statements (and blank or comment lines); None for any other change, which needs the base parsed.
+
+    Taking away lines that are whole statements leaves every other statement's text as it was, and each
+    is read alone at the top level, so their trees are the head's; the tests are collected again over
+    them (a base class they name may be among the added ones). The tests' line numbers are the head's.
+    """
+    if f.status is not FileStatus.MODIFIED or f.binary or f.patch_missing or f.symlink or not f.hunks:
+        return None
+    if head.module is None or head.error or was_lowered(head.module) or any(h.removed for h in f.hunks):
+        return None
+    text = head.text
+    # Lines as the parser and git count them. A continued line followed by an added blank line would be
+    # joined to the next statement at base.
+    if "\r" in text or "\\\n" in text:
+        return None
+    added = f.added_lines
+    kept: list[ast.stmt] = []
+    covered: set[int] = set()
+    for stmt in head.module.body:
+        span = _span(stmt)
+        if added.isdisjoint(span):
+            kept.append(stmt)
+        elif not added.issuperset(span):
+            return None  # a statement partly added: the base holds another version of it
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            return None  # it may change how the rest of the file is read
+        else:
+            covered.update(span)
+    lines = text.split("\n")
+    for n in added - covered:
+        line = lines[n - 1].strip() if 0 < n <= len(lines) else None
+        if line is None or (line and not (line.startswith("#") and n > 2)):
+            return None  # code outside the statements, or a line that may declare the encoding
+    collected = collects(f.path, patterns)
+    if collected is None:
+        return TestFile(path=f.path, tests=())
+    collector = _Collector(lines, frozenset(), unittest_only=collected == "unittest")
+    try:
+        collector.walk(kept, "", False)
+    except RecursionError:
+        return None
+    return TestFile(path=f.path, tests=tuple(collector.found))
+
+
 def _base_tests(review: Review) -> dict[str, tuple[str, TestFile]]:
-    """Base versions of the changed test files, by base path: (head path or "", parsed base file)."""
+    """Base versions of the changed test files, by base path: (head path or "", parsed base file).
+
+    A file whose change only adds whole statements (new tests at the end, say) is read off its head's
+    tree (base_from_head): the base is parsed only where the change may have moved or removed a test.
+    """
     out: dict[str, tuple[str, TestFile]] = {}
     patterns = runner_patterns(review)
-    files = [
-        f
-        for f in review.changeset.files
-        if f.base_path is not None and collects(f.base_path, patterns) is not None
-    ]
-    review.changeset.prefetch(review.changeset.base_sha, [f.base_path for f in files if f.base_path])
-    for f in files:
+    heads = {tf.path: tf for tf in changed_test_files(review)}
+    files: list[tuple[FileChange, TestFile | None]] = []
+    for f in review.changeset.files:
+        if f.base_path is None or collects(f.base_path, patterns) is None:
+            continue
+        head = heads.get(f.path)
+        files.append((f, base_from_head(f, head, patterns) if head is not None else None))
+    unread = [f.base_path for f, derived in files if derived is None and f.base_path]
+    review.changeset.prefetch(review.changeset.base_sha, unread)
+    for f, derived in files:
         base_path = f.base_path
         if base_path is None:
             continue
-        base = base_test_file(review, f)
+        base = derived if derived is not None else base_test_file(review, f)
         if base is not None and base.tests:
             out[base_path] = ("" if f.status is FileStatus.REMOVED else f.path, base)
     return out
