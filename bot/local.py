@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import subprocess
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -47,6 +49,16 @@ def _git(
     return proc
 
 
+@dataclass
+class _Search:
+    """A `git grep` running in a thread for a later grep(): the paths asked, and what it found."""
+
+    paths: frozenset[str]
+    thread: threading.Thread | None = None
+    found: frozenset[str] | None = None  # None: git could not tell
+    error: SourceError | None = None  # raised by the later grep(), as a search made then would raise it
+
+
 class GitReader:
     """Reads blobs of one repository: sizes first, then contents, from long-lived `git cat-file`s."""
 
@@ -58,6 +70,7 @@ class GitReader:
         self._paths: dict[str, tuple[str, ...]] = {}
         self._known: dict[tuple[str, str], ObjectInfo | None] = {}
         self.bytes_read = 0  # blob bytes that reached this process: the size cap keeps big files out
+        self._ahead: dict[tuple[str, tuple[str, ...]], _Search] = {}  # searches started by grep_ahead
 
     @property
     def processes(self) -> int:
@@ -129,23 +142,66 @@ class GitReader:
         """The paths whose blob at rev holds one of words (`git grep`, so nothing is read here).
 
         Blobs over the size cap are not searched but returned: reading them raises the cap's error, as
-        reading any file would. Missing paths and non-blobs are not returned.
+        reading any file would. Missing paths and non-blobs are not returned. A search started ahead for
+        these paths (grep_ahead) is waited for instead of searching again.
         """
         paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
         if not paths or not words:
             return frozenset()
+        ahead = self._ahead.get((rev, words))
+        if ahead is not None and ahead.thread is not None and ahead.paths.issuperset(paths):
+            ahead.thread.join()
+            if ahead.error is not None:
+                raise ahead.error
+            return frozenset(paths) if ahead.found is None else ahead.found & frozenset(paths)
         try:
-            infos = self._objects(rev, paths)
+            big, todo = self._searchable(rev, paths)
         except CatFileError:
             return frozenset(paths)
-        found = {
-            p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size > self.limit
-        }
+        found = self._grep_blobs(rev, todo, words)
+        return frozenset(paths) if found is None else frozenset((big | found) & set(paths))
+
+    def grep_ahead(self, rev: str, paths: list[str], words: tuple[str, ...]) -> None:
+        """Start the `git grep` a later grep() of these paths (or some of them) will ask for, in a thread.
+
+        git searches while this process parses the test files; the answer is the same as searching later,
+        since each path's answer depends on its blob at rev alone.
+        """
+        paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
+        if not paths or not words or (rev, words) in self._ahead:
+            return
+        try:
+            big, todo = self._searchable(rev, paths)  # here: the cat-file processes serve one thread
+        except CatFileError:
+            return
+        search = _Search(frozenset(paths))
+
+        def run() -> None:
+            try:
+                found = self._grep_blobs(rev, todo, words)
+            except SourceError as exc:
+                search.error = exc
+                return
+            search.found = None if found is None else frozenset(big | found)
+
+        search.thread = threading.Thread(target=run, daemon=True)
+        self._ahead[(rev, words)] = search
+        search.thread.start()
+
+    def _searchable(self, rev: str, paths: list[str]) -> tuple[set[str], list[str]]:
+        """The paths over the size cap, and the blobs under it that `git grep` searches."""
+        infos = self._objects(rev, paths)
+        big = {p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size > self.limit}
         todo = [
             p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size <= self.limit
         ]
+        return big, todo
+
+    def _grep_blobs(self, rev: str, todo: list[str], words: tuple[str, ...]) -> set[str] | None:
+        """The blobs among todo that hold one of words; None when git could not tell."""
         patterns = [arg for w in words for arg in ("-e", w)]
         prefix = f"{rev}:".encode()
+        found: set[str] = set()
         for start in range(0, len(todo), _GREP_PATHS):
             chunk = todo[start : start + _GREP_PATHS]
             # Fixed strings, no textconv: the same test as looking for the word in the text.
@@ -165,11 +221,11 @@ class GitReader:
                 check=False,
             )
             if proc.returncode not in (0, 1):  # 1: no match
-                return frozenset(paths)  # cannot tell: every file may hold a word
+                return None  # cannot tell: every file may hold a word
             for name in proc.stdout.split(b"\0"):
                 if name.startswith(prefix):
                     found.add(name[len(prefix) :].decode("utf-8", "surrogateescape"))
-        return frozenset(found & set(paths))
+        return found
 
     def list_paths(self, rev: str) -> tuple[str, ...]:
         if rev not in self._paths:
