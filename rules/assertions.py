@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rules.literal_values import NAMES, Evaluator, Unknown, is_instance
@@ -312,7 +312,7 @@ def _known(env: Mapping[str, Bound]) -> dict[str, object]:
 
 
 def fixed_check(
-    node: ast.Assert | ast.Call, env: Mapping[str, Bound], shadowed: frozenset[str]
+    node: ast.Assert | ast.Call, env: Mapping[str, Bound], shadowed: Container[str]
 ) -> _Why | None:
     """An assert, or a unittest assertion of the test's class, that the test's own literals make pass.
 
@@ -722,7 +722,7 @@ def local_builtins(fn: Function) -> frozenset[str]:
 def _recheck_block(
     body: list[ast.stmt],
     env: dict[str, Bound],
-    shadowed: frozenset[str],
+    shadowed: Container[str],
     out: dict[int, Reason],
     plain: set[int] | None = None,
 ) -> dict[str, Bound]:
@@ -771,7 +771,7 @@ def _recheck_block(
     return env
 
 
-def _derived(stmt: ast.stmt, env: Mapping[str, Bound], shadowed: frozenset[str]) -> Bound | None:
+def _derived(stmt: ast.stmt, env: Mapping[str, Bound], shadowed: Container[str]) -> Bound | None:
     """`x = len(ys)`, `x = list(dict.fromkeys(ys))`: a name bound to a value the literals decide."""
     if not (
         isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
@@ -877,13 +877,30 @@ def _fixtures(fn: Function, in_class: bool) -> set[str]:
 
 
 # Words that send a test to the full analysis below when its source holds them: a `try` or `with` may
-# swallow a failure. A builtin the test may rebind (`len = ...`) changes what its literals work out to, so
-# with one of those in its source, the names it binds are looked up first.
+# swallow a failure. Keywords are spelled in ASCII (only identifiers are read through NFKC).
 _GUARD_WORDS = re.compile(r"\b(?:try|with)\b")
-_BUILTIN_WORDS = re.compile(r"\b(?:" + "|".join(sorted(NAMES)) + r")\b")
 
 
-def _first_check_fails(fn: Function, source: str, shadowed: frozenset[str]) -> bool:
+class _Shadowed:
+    """The builtins a test cannot use as such: those its module rebinds and those it binds itself (a walk
+    of the test, made only when a builtin's name comes up while its literals are worked out)."""
+
+    def __init__(self, module: frozenset[str], fn: Function) -> None:
+        self.module = module
+        self.fn = fn
+        self.local: frozenset[str] | None = None
+
+    def __contains__(self, name: object) -> bool:
+        if name in self.module:
+            return True
+        if name not in NAMES:
+            return False
+        if self.local is None:
+            self.local = NAMES & local_names(self.fn)
+        return name in self.local
+
+
+def _first_check_fails(fn: Function, source: str, rebound: frozenset[str]) -> bool:
     """Whether the test's first top-level `assert` or `raise` can fail and nothing could swallow it.
 
     Then verdict() is None, and this finds it without walking the whole test (a PR may add thousands):
@@ -891,16 +908,14 @@ def _first_check_fails(fn: Function, source: str, shadowed: frozenset[str]) -> b
     before the decorators), and the test's source, which holds every node of it, names no `try` and no
     `with`. The assert is judged as verdict() judges it: with the literals the statements before it bind
     (the same _recheck_block, with the same builtins shadowed), and with nothing known.
-    Non-ASCII source goes the full way: a name may be spelled in other characters (NFKC).
     """
-    if not source.isascii() or _GUARD_WORDS.search(source):
+    if ("try" in source or "with" in source) and _GUARD_WORDS.search(source):
         return False
     for i, stmt in enumerate(fn.body):
         if isinstance(stmt, ast.Raise):
             return True
         if isinstance(stmt, ast.Assert):
-            if _BUILTIN_WORDS.search(source):
-                shadowed = shadowed | (NAMES & local_names(fn))
+            shadowed = _Shadowed(rebound, fn)
             env = _recheck_block(fn.body[:i], {}, shadowed, {})
             if constant_assert(stmt, {}) is not None:
                 return False

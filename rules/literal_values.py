@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from typing import Any
 
 
@@ -147,7 +147,7 @@ _VIEWS = {"keys": list, "values": list, "items": list}  # views as lists: plain 
 class Evaluator:
     """Works out values over the literals a test bound to names (env) and the builtins it did not rebind."""
 
-    def __init__(self, env: Mapping[str, Any], shadowed: frozenset[str]) -> None:
+    def __init__(self, env: Mapping[str, Any], shadowed: Container[str]) -> None:
         self.env = env
         self.shadowed = shadowed
         self.used: list[str] = []  # the names of env the last evaluations read

@@ -51,9 +51,12 @@ SHORTCUT: list[tuple[str, str, bool]] = [
     ("with-suppress", _test("with suppress(AssertionError):\n    assert compute() == 1"), False),
     ("with-raises", _test("with pytest.raises(ValueError):\n    compute()"), False),
     ("no-check", _test("compute()"), False),
-    ("non-ascii", _test("ｘ = 3\nassert x == 3"), False),
+    # Names are read through NFKC: ｘ is x, bound to a literal; keywords are ASCII whatever the text holds.
+    ("non-ascii-name", _test("ｘ = 3\nassert x == 3"), False),
+    ("non-ascii-text", _test('value = compute("é")\nassert value == "ü"'), True),
     # A builtin the test rebinds: its literals are worked out without it, as the full analysis does.
     ("rebound-builtin", _test('len = measure\nassert len("ab") == 2'), True),
+    ("builtin-bound-later", _test('assert len("ab") == 2\nlen = 3'), True),
     ("builtin-not-rebound", _test('assert len("ab") == 3'), True),
     ("skipped", "@pytest.mark.skip\ndef test_x():\n    assert compute() == 1\n", False),
 ]
