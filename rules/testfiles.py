@@ -20,8 +20,8 @@ import difflib
 import functools
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from pathlib import PurePosixPath
 
+from bot.globs import posix_path
 from bot.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
 from rules.base import Context, Review
 from rules.pysyntax import PythonSyntaxError, parse_python, was_lowered
@@ -77,7 +77,7 @@ Touched = tuple[TestFile, TestFunction]
 def is_test_path(path: str, patterns: tuple[str, ...] = ()) -> bool:
     """Whether a file is test code (a test module or a helper under `tests/`), as opposed to product code;
     patterns: the repository's own pytest `python_files`."""
-    p = PurePosixPath(path)
+    p = posix_path(path)
     if p.suffix != ".py":
         return False
     named = p.name.startswith("test_") or p.name.endswith("_test.py") or "tests" in p.parts[:-1]
@@ -88,7 +88,7 @@ def is_test_path(path: str, patterns: tuple[str, ...] = ()) -> bool:
 def collects(path: str, patterns: tuple[str, ...] = ()) -> str | None:
     """What runners collect from a file: "all" (pytest and unittest), "unittest" (TestCase only) or None;
     patterns: the repository's own pytest `python_files`."""
-    name = PurePosixPath(path).name
+    name = posix_path(path).name
     if not name.endswith(".py") or name == "conftest.py":
         return None
     if name.startswith("test_") or name.endswith("_test.py") or collected_by(path, patterns):
@@ -189,7 +189,7 @@ class _Collector:
                 docstring=ast.get_docstring(node),
                 added=node.lineno in self.added,
                 # Decorators belong to the test: a new @pytest.mark.parametrize line changes it.
-                changed=any(n in self.added for n in range(first, end + 1)),
+                changed=not self.added.isdisjoint(range(first, end + 1)),
                 start_line=_leading_comments(self.lines, first),
                 decorators=tuple(dotted(d) for d in node.decorator_list),
                 scope_docs=docs,
