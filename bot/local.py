@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.catfile import CatFile, CatFileError, ObjectInfo
+from bot.catfile import CatFile, CatFileError, ObjectInfo, parse_info
 from bot.diff import DiffError, parse_diff
 from bot.gcpause import paused
 from bot.models import MAX_TEXT_BYTES, ChangeSet, FileChange, FileStatus, PullRequest, oversized
@@ -84,6 +84,22 @@ class GitReader:
     def info(self, names: list[str]) -> list[ObjectInfo | None]:
         """Type and size of objects named `<rev>:<path>` or by SHA, without reading them."""
         return self._check.info(names)
+
+    def sizes(self, shas: list[str]) -> list[ObjectInfo | None]:
+        """Type and size of many objects named by id, from one `git cat-file --batch-check --buffer`.
+
+        git then writes its answers in blocks; the long-lived process must answer each name at once (the
+        next request may depend on it), one write and one wake-up here per object.
+        """
+        if not shas:
+            return []
+        out = _git(
+            self.repo, "cat-file", "--batch-check", "--buffer", stdin="".join(f"{s}\n" for s in shas).encode()
+        )
+        lines = out.stdout.split(b"\n")
+        if len(lines) != len(shas) + 1 or lines[-1]:
+            raise SourceError("git cat-file --batch-check did not answer every object")
+        return [parse_info(line) for line in lines[:-1]]
 
     def remember(self, rev: str, path: str, info: ObjectInfo | None) -> None:
         """What is at rev:path, known already (from `git diff --raw`): looking a path up costs a tree walk."""
@@ -354,10 +370,7 @@ def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str
     The reader keeps what it learns of both sides of every changed file for the reads that follow.
     """
     shas = sorted({s for c in changes for s in (c.old_sha, c.new_sha) if s != _NO_BLOB})
-    try:
-        sizes = dict(zip(shas, reader.info(shas), strict=True))
-    except CatFileError as exc:
-        raise SourceError(str(exc)) from None
+    sizes = dict(zip(shas, reader.sizes(shas), strict=True))
     for c in changes:
         if c.old_sha != _NO_BLOB and sizes.get(c.old_sha) is not None:
             reader.remember(base, c.old_path or c.path, sizes[c.old_sha])
