@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from bot.catfile import CatFile, CatFileError, ObjectInfo, parse_info
-from bot.diff import DiffError, parse_diff
+from bot.diff import DiffError, DiffReader
 from bot.gcpause import paused
 from bot.models import MAX_TEXT_BYTES, ChangeSet, FileChange, FileStatus, PullRequest, oversized
 
@@ -26,19 +29,29 @@ class SourceError(Exception):
 
 
 def _git(
-    repo: Path, *args: str, check: bool = True, env: dict[str, str] | None = None, stdin: bytes | None = None
+    repo: Path,
+    *args: str,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+    output: Callable[[bytes], None] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
+    """Run git; output, when given, is handed what git prints as it prints it (stdout is kept too)."""
+    # No pager, no external diff or textconv drivers: a repository's config must not run code.
+    command = ["git", "-c", "core.quotepath=off", "--no-pager", *args]
     try:
-        proc = subprocess.run(
-            # No pager, no external diff or textconv drivers: a repository's config must not run code.
-            ["git", "-c", "core.quotepath=off", "--no-pager", *args],
-            cwd=repo,
-            input=stdin,
-            capture_output=True,
-            timeout=_GIT_TIMEOUT,
-            check=False,
-            env=env,
-        )
+        if output is None:
+            proc = subprocess.run(
+                command,
+                cwd=repo,
+                input=stdin,
+                capture_output=True,
+                timeout=_GIT_TIMEOUT,
+                check=False,
+                env=env,
+            )
+        else:
+            proc = _streamed(command, repo, env, output)
     except FileNotFoundError:
         raise SourceError("git is not installed or not on PATH") from None
     except subprocess.TimeoutExpired:
@@ -47,6 +60,43 @@ def _git(
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise SourceError(f"git {args[0]} failed: {msg[-1] if msg else 'exit ' + str(proc.returncode)}")
     return proc
+
+
+def _streamed(
+    command: list[str], repo: Path, env: dict[str, str] | None, output: Callable[[bytes], None]
+) -> subprocess.CompletedProcess[bytes]:
+    """subprocess.run() of command, with its stdout handed to output piece by piece as git writes it."""
+    proc = subprocess.Popen(command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.stdout, proc.stderr
+    assert out is not None and err is not None
+    errors: list[bytes] = []
+    # stderr in a thread: git must never wait on a full stderr pipe while this one reads stdout.
+    drain = threading.Thread(target=lambda: errors.append(err.read()), daemon=True)
+    drain.start()
+    late = threading.Event()
+
+    def stop() -> None:
+        late.set()
+        proc.kill()
+
+    watchdog = threading.Timer(_GIT_TIMEOUT, stop)
+    watchdog.start()
+    parts: list[bytes] = []
+    try:
+        while data := os.read(out.fileno(), 1 << 18):  # what the pipe holds, as soon as it holds some
+            parts.append(data)
+            output(data)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None and sys.exc_info()[0] is not None:
+            proc.kill()
+        proc.wait()
+        drain.join()
+        out.close()
+        err.close()
+    if late.is_set():
+        raise subprocess.TimeoutExpired(command, _GIT_TIMEOUT)
+    return subprocess.CompletedProcess(command, proc.returncode, b"".join(parts), b"".join(errors))
 
 
 @dataclass
@@ -408,10 +458,12 @@ def changed_files(top: Path, base: str, head: str, reader: GitReader | None = No
     big = _too_large(reader, changes, base, head)
     excluded = [f":(top,exclude,literal){p}" for c in big for p in (c.path, c.old_path) if p]
     args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
-    diff = _git(top, *args, *(["--", *excluded] if excluded else []))
+    # Read as git writes it: the files already written are parsed while git diffs the next ones.
+    reading = DiffReader()
     try:
         with paused():
-            files = parse_diff(diff.stdout.decode("utf-8", "replace"))
+            _git(top, *args, *(["--", *excluded] if excluded else []), output=reading.feed)
+            files = reading.finish()
     except DiffError as exc:
         raise SourceError(str(exc)) from None
     if not big:
