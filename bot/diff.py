@@ -270,12 +270,10 @@ class DiffReader:
     """
 
     def __init__(self) -> None:
-        self._parts: list[bytes] = []
         self._pending = b""
         self._files: list[FileChange] | None = []
 
     def feed(self, data: bytes) -> None:
-        self._parts.append(data)
         if self._files is None:
             return
         self._pending += data
@@ -291,12 +289,13 @@ class DiffReader:
         else:
             self._files.extend(got)
 
-    def finish(self) -> tuple[FileChange, ...]:
+    def finish(self, whole: bytes) -> tuple[FileChange, ...]:
+        """The files of the diff; whole: everything fed (the caller holds it anyway: kept once)."""
         if self._files is not None and self._pending.strip():
             self._read(self._pending)
         if self._files is not None:
             return tuple(self._files)
-        return parse_diff(b"".join(self._parts).decode("utf-8", "replace"))
+        return parse_diff(whole.decode("utf-8", "replace"))
 
 
 def parse_diff(text: str) -> tuple[FileChange, ...]:

@@ -462,8 +462,8 @@ def changed_files(top: Path, base: str, head: str, reader: GitReader | None = No
     reading = DiffReader()
     try:
         with paused():
-            _git(top, *args, *(["--", *excluded] if excluded else []), output=reading.feed)
-            files = reading.finish()
+            diff = _git(top, *args, *(["--", *excluded] if excluded else []), output=reading.feed)
+            files = reading.finish(diff.stdout)
     except DiffError as exc:
         raise SourceError(str(exc)) from None
     if not big:

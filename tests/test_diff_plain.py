@@ -115,7 +115,7 @@ def _fed(text: str, cuts: list[int]) -> object:
     for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
         reader.feed(data[start:end])
     try:
-        return reader.finish()
+        return reader.finish(data)
     except DiffError as exc:
         return ("error", str(exc))
 
