@@ -30,6 +30,14 @@ class ObjectInfo(NamedTuple):
     size: int
 
 
+def parse_info(line: bytes) -> ObjectInfo | None:
+    """One `--batch-check` answer: "<sha> <type> <size>"; anything else ("<name> missing") names no object."""
+    parts = line.split()
+    if len(parts) == 3 and parts[2].isdigit():
+        return ObjectInfo(parts[0].decode(), parts[1].decode(), int(parts[2]))
+    return None
+
+
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     if proc.stdin is not None:
         try:
@@ -100,11 +108,7 @@ class CatFile:
         if not line.endswith(b"\n"):
             self.close()
             raise CatFileError("git cat-file stopped answering")
-        parts = line.split()
-        # "<sha> <type> <size>"; anything else ("<name> missing", "ambiguous") names no object.
-        if len(parts) == 3 and parts[2].isdigit():
-            return ObjectInfo(parts[0].decode(), parts[1].decode(), int(parts[2]))
-        return None
+        return parse_info(line)
 
     def info(self, names: list[str]) -> list[ObjectInfo | None]:
         """Type and size of each named object (`<rev>:<path>` or a SHA), None where there is none."""

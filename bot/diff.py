@@ -1,4 +1,4 @@
-"""Unified diffs into FileChange models, using unidiff for the parsing."""
+"""Unified diffs into FileChange models: plain changes in one pass of our own, anything else with unidiff."""
 
 from __future__ import annotations
 
@@ -135,10 +135,176 @@ def _patch(text: str) -> tuple[unidiff.PatchSet, list[tuple[Hunk, ...]]]:
     return full, [tuple(_hunk(h) for h in pf) for pf in full]
 
 
+_DEV_NULL = "/dev/null"
+# Extended header lines of a plain change; a rename, a copy or a binary file has others.
+_PLAIN_HEADER = ("index ", "new file mode ", "deleted file mode ", "old mode ", "new mode ")
+_MODE_LINES = ("new file mode ", "deleted file mode ", "old mode ", "new mode ")
+
+
+def _plain_files(text: str) -> tuple[FileChange, ...] | None:
+    """The files of a diff that holds only plain changes, read in one pass; None for anything else.
+
+    Plain: each file is `diff --git a/P b/P` with a path free of spaces, tabs and quotes, then mode and
+    index lines, `---` and `+++`, and hunks whose lines match their counts. Renames, copies, binary files,
+    files without hunks, and any line out of place go to unidiff, as before. What is taken from each file
+    is what unidiff's reading gives (its status rules included: one hunk from `-0,0` is an added file).
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    files: list[FileChange] = []
+    i, end = 0, len(lines)
+    while i < end:
+        parts = lines[i].split(" ")
+        if (
+            len(parts) != 4
+            or parts[:2] != ["diff", "--git"]
+            or not parts[2].startswith("a/")
+            or not parts[3].startswith("b/")
+            or parts[2][2:] != parts[3][2:]
+            or '"' in lines[i]
+            or "\t" in lines[i]
+        ):
+            return None
+        header = [lines[i]]
+        i += 1
+        while i < end and lines[i].startswith(_PLAIN_HEADER):
+            line = lines[i]
+            mode = next((line[len(m) :] for m in _MODE_LINES if line.startswith(m)), None)
+            if mode is not None and not mode.isdigit():
+                return None
+            header.append(line)
+            i += 1
+        new = any(h.startswith("new file mode ") for h in header)
+        gone = any(h.startswith("deleted file mode ") for h in header)
+        source = _DEV_NULL if new else parts[2]
+        target = _DEV_NULL if gone else parts[3]
+        if i + 1 >= end or lines[i] != f"--- {source}" or lines[i + 1] != f"+++ {target}" or new and gone:
+            return None
+        i += 2
+        hunks: list[Hunk] = []
+        while i < end and lines[i].startswith("@@ -"):
+            m = HUNK_HEADER.match(lines[i])
+            if m is None:
+                return None
+            i += 1
+            old = old_start = int(m[1])
+            new_line = new_start = int(m[3])
+            old_length = 1 if m[2] is None else int(m[2])
+            new_length = 1 if m[4] is None else int(m[4])
+            old_end, new_end = old + old_length, new_line + new_length
+            if old_length == 0 and new_length == 0:
+                return None
+            added: list[int] = []
+            removed: list[int] = []
+            try:  # the lines of every diff pass here: as few steps per line as can be
+                while old < old_end or new_line < new_end:
+                    kind = lines[i][:1]
+                    i += 1
+                    if kind == "+":
+                        added.append(new_line)
+                        new_line += 1
+                    elif kind == " " or kind == "" or kind == "\r":
+                        old += 1
+                        new_line += 1
+                    elif kind == "-":
+                        removed.append(old)
+                        old += 1
+                    elif kind != "\\":
+                        return None
+            except IndexError:
+                return None  # the diff ends inside the hunk
+            if old != old_end or new_line != new_end:
+                return None  # a count went past its end (numbers only grow): the hunk is longer than it says
+            while i < end and lines[i].startswith("\\"):  # "\ No newline at end of file"
+                i += 1
+            hunks.append(
+                Hunk(
+                    old_start=old_start,
+                    old_length=old_length,
+                    new_start=new_start,
+                    new_length=new_length,
+                    added=tuple(added),
+                    removed=tuple(removed),
+                )
+            )
+        if not hunks:
+            return None
+        info = "".join(f"{h}\n" for h in header)
+        one = hunks[0] if len(hunks) == 1 else None
+        if (
+            source == _DEV_NULL
+            or (one and one.old_start == 0 and one.old_length == 0)
+            or "\nnew file mode" in info
+        ):
+            status = FileStatus.ADDED
+        elif (
+            target == _DEV_NULL
+            or (one and one.new_start == 0 and one.new_length == 0)
+            or "\ndeleted file mode" in info
+        ):
+            status = FileStatus.REMOVED
+        else:
+            status = FileStatus.MODIFIED
+        path = _strip_prefix(target if status is not FileStatus.REMOVED else source)
+        if path is None:
+            continue
+        files.append(
+            FileChange(
+                path=path,
+                status=status,
+                hunks=tuple(hunks),
+                symlink=status is not FileStatus.REMOVED and _is_symlink(info),
+            )
+        )
+    return tuple(files)
+
+
+class DiffReader:
+    """parse_diff() of a diff fed in pieces as git writes it: whole files are read while git works on the
+    next ones. finish() gives what parse_diff() of the whole text gives.
+
+    Pieces are cut before a `diff --git ` line, and the one-pass reading holds nothing from one file to
+    the next, so reading each piece gives the files reading the whole gives; a piece it refuses sends the
+    whole text to parse_diff(). UTF-8 is decoded per piece, cut after a newline, as the whole would be.
+    """
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._files: list[FileChange] | None = []
+
+    def feed(self, data: bytes) -> None:
+        if self._files is None:
+            return
+        self._pending += data
+        cut = self._pending.rfind(b"\ndiff --git ")
+        if cut > 0:
+            self._read(self._pending[: cut + 1])
+            self._pending = self._pending[cut + 1 :]
+
+    def _read(self, piece: bytes) -> None:
+        got = _plain_files(piece.decode("utf-8", "replace"))
+        if got is None or self._files is None:
+            self._files = None
+        else:
+            self._files.extend(got)
+
+    def finish(self, whole: bytes) -> tuple[FileChange, ...]:
+        """The files of the diff; whole: everything fed (the caller holds it anyway: kept once)."""
+        if self._files is not None and self._pending.strip():
+            self._read(self._pending)
+        if self._files is not None:
+            return tuple(self._files)
+        return parse_diff(whole.decode("utf-8", "replace"))
+
+
 def parse_diff(text: str) -> tuple[FileChange, ...]:
     """Parse a git unified diff (as `git diff` prints it) into changed files."""
     if not text.strip():
         return ()
+    plain = _plain_files(text)
+    if plain is not None:
+        return plain
     patch, hunks = _patch(text)
     files = []
     for pf, file_hunks in zip(patch, hunks, strict=True):

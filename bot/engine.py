@@ -11,7 +11,7 @@ from bot.models import ChangeSet, Coverage, FileStatus, Finding, Report, Severit
 from rules.agents import load_policy
 from rules.base import Context, Review, Rule, Statement
 from rules.catalog import REGISTRY
-from rules.profiles import profile_table
+from rules.profiles import profile_searches, profile_table
 from rules.waivers import apply_waivers
 
 
@@ -116,6 +116,10 @@ def _review(
         statements=policy.statements,
         config_problems=problems + head_problems,
     )
+    # The search for profile modules runs in git (locally) while the rules parse test files.
+    if changeset.searches_ahead:
+        for rev, paths, words in profile_searches(state):
+            changeset.mentioning_ahead(rev, paths, words)
     for rule in rules.values():
         if enabled(rule, config, state.statements):
             findings.extend(_run(rule, state))

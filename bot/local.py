@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.catfile import CatFile, CatFileError, ObjectInfo
-from bot.diff import DiffError, parse_diff
+from bot.catfile import CatFile, CatFileError, ObjectInfo, parse_info
+from bot.diff import DiffError, DiffReader
 from bot.gcpause import paused
 from bot.models import MAX_TEXT_BYTES, ChangeSet, FileChange, FileStatus, PullRequest, oversized
 
@@ -24,19 +29,29 @@ class SourceError(Exception):
 
 
 def _git(
-    repo: Path, *args: str, check: bool = True, env: dict[str, str] | None = None, stdin: bytes | None = None
+    repo: Path,
+    *args: str,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+    output: Callable[[bytes], None] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
+    """Run git; output, when given, is handed what git prints as it prints it (stdout is kept too)."""
+    # No pager, no external diff or textconv drivers: a repository's config must not run code.
+    command = ["git", "-c", "core.quotepath=off", "--no-pager", *args]
     try:
-        proc = subprocess.run(
-            # No pager, no external diff or textconv drivers: a repository's config must not run code.
-            ["git", "-c", "core.quotepath=off", "--no-pager", *args],
-            cwd=repo,
-            input=stdin,
-            capture_output=True,
-            timeout=_GIT_TIMEOUT,
-            check=False,
-            env=env,
-        )
+        if output is None:
+            proc = subprocess.run(
+                command,
+                cwd=repo,
+                input=stdin,
+                capture_output=True,
+                timeout=_GIT_TIMEOUT,
+                check=False,
+                env=env,
+            )
+        else:
+            proc = _streamed(command, repo, env, output)
     except FileNotFoundError:
         raise SourceError("git is not installed or not on PATH") from None
     except subprocess.TimeoutExpired:
@@ -45,6 +60,53 @@ def _git(
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise SourceError(f"git {args[0]} failed: {msg[-1] if msg else 'exit ' + str(proc.returncode)}")
     return proc
+
+
+def _streamed(
+    command: list[str], repo: Path, env: dict[str, str] | None, output: Callable[[bytes], None]
+) -> subprocess.CompletedProcess[bytes]:
+    """subprocess.run() of command, with its stdout handed to output piece by piece as git writes it."""
+    proc = subprocess.Popen(command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.stdout, proc.stderr
+    assert out is not None and err is not None
+    errors: list[bytes] = []
+    # stderr in a thread: git must never wait on a full stderr pipe while this one reads stdout.
+    drain = threading.Thread(target=lambda: errors.append(err.read()), daemon=True)
+    drain.start()
+    late = threading.Event()
+
+    def stop() -> None:
+        late.set()
+        proc.kill()
+
+    watchdog = threading.Timer(_GIT_TIMEOUT, stop)
+    watchdog.start()
+    parts: list[bytes] = []
+    try:
+        while data := os.read(out.fileno(), 1 << 18):  # what the pipe holds, as soon as it holds some
+            parts.append(data)
+            output(data)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None and sys.exc_info()[0] is not None:
+            proc.kill()
+        proc.wait()
+        drain.join()
+        out.close()
+        err.close()
+    if late.is_set():
+        raise subprocess.TimeoutExpired(command, _GIT_TIMEOUT)
+    return subprocess.CompletedProcess(command, proc.returncode, b"".join(parts), b"".join(errors))
+
+
+@dataclass
+class _Search:
+    """A `git grep` running in a thread for a later grep(): the paths asked, and what it found."""
+
+    paths: frozenset[str]
+    thread: threading.Thread | None = None
+    found: frozenset[str] | None = None  # None: git could not tell
+    error: SourceError | None = None  # raised by the later grep(), as a search made then would raise it
 
 
 class GitReader:
@@ -58,6 +120,7 @@ class GitReader:
         self._paths: dict[str, tuple[str, ...]] = {}
         self._known: dict[tuple[str, str], ObjectInfo | None] = {}
         self.bytes_read = 0  # blob bytes that reached this process: the size cap keeps big files out
+        self._ahead: dict[tuple[str, tuple[str, ...]], _Search] = {}  # searches started by grep_ahead
 
     @property
     def processes(self) -> int:
@@ -71,6 +134,22 @@ class GitReader:
     def info(self, names: list[str]) -> list[ObjectInfo | None]:
         """Type and size of objects named `<rev>:<path>` or by SHA, without reading them."""
         return self._check.info(names)
+
+    def sizes(self, shas: list[str]) -> list[ObjectInfo | None]:
+        """Type and size of many objects named by id, from one `git cat-file --batch-check --buffer`.
+
+        git then writes its answers in blocks; the long-lived process must answer each name at once (the
+        next request may depend on it), one write and one wake-up here per object.
+        """
+        if not shas:
+            return []
+        out = _git(
+            self.repo, "cat-file", "--batch-check", "--buffer", stdin="".join(f"{s}\n" for s in shas).encode()
+        )
+        lines = out.stdout.split(b"\n")
+        if len(lines) != len(shas) + 1 or lines[-1]:
+            raise SourceError("git cat-file --batch-check did not answer every object")
+        return [parse_info(line) for line in lines[:-1]]
 
     def remember(self, rev: str, path: str, info: ObjectInfo | None) -> None:
         """What is at rev:path, known already (from `git diff --raw`): looking a path up costs a tree walk."""
@@ -129,23 +208,66 @@ class GitReader:
         """The paths whose blob at rev holds one of words (`git grep`, so nothing is read here).
 
         Blobs over the size cap are not searched but returned: reading them raises the cap's error, as
-        reading any file would. Missing paths and non-blobs are not returned.
+        reading any file would. Missing paths and non-blobs are not returned. A search started ahead for
+        these paths (grep_ahead) is waited for instead of searching again.
         """
         paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
         if not paths or not words:
             return frozenset()
+        ahead = self._ahead.get((rev, words))
+        if ahead is not None and ahead.thread is not None and ahead.paths.issuperset(paths):
+            ahead.thread.join()
+            if ahead.error is not None:
+                raise ahead.error
+            return frozenset(paths) if ahead.found is None else ahead.found & frozenset(paths)
         try:
-            infos = self._objects(rev, paths)
+            big, todo = self._searchable(rev, paths)
         except CatFileError:
             return frozenset(paths)
-        found = {
-            p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size > self.limit
-        }
+        found = self._grep_blobs(rev, todo, words)
+        return frozenset(paths) if found is None else frozenset((big | found) & set(paths))
+
+    def grep_ahead(self, rev: str, paths: list[str], words: tuple[str, ...]) -> None:
+        """Start the `git grep` a later grep() of these paths (or some of them) will ask for, in a thread.
+
+        git searches while this process parses the test files; the answer is the same as searching later,
+        since each path's answer depends on its blob at rev alone.
+        """
+        paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
+        if not paths or not words or (rev, words) in self._ahead:
+            return
+        try:
+            big, todo = self._searchable(rev, paths)  # here: the cat-file processes serve one thread
+        except CatFileError:
+            return
+        search = _Search(frozenset(paths))
+
+        def run() -> None:
+            try:
+                found = self._grep_blobs(rev, todo, words)
+            except SourceError as exc:
+                search.error = exc
+                return
+            search.found = None if found is None else frozenset(big | found)
+
+        search.thread = threading.Thread(target=run, daemon=True)
+        self._ahead[(rev, words)] = search
+        search.thread.start()
+
+    def _searchable(self, rev: str, paths: list[str]) -> tuple[set[str], list[str]]:
+        """The paths over the size cap, and the blobs under it that `git grep` searches."""
+        infos = self._objects(rev, paths)
+        big = {p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size > self.limit}
         todo = [
             p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size <= self.limit
         ]
+        return big, todo
+
+    def _grep_blobs(self, rev: str, todo: list[str], words: tuple[str, ...]) -> set[str] | None:
+        """The blobs among todo that hold one of words; None when git could not tell."""
         patterns = [arg for w in words for arg in ("-e", w)]
         prefix = f"{rev}:".encode()
+        found: set[str] = set()
         for start in range(0, len(todo), _GREP_PATHS):
             chunk = todo[start : start + _GREP_PATHS]
             # Fixed strings, no textconv: the same test as looking for the word in the text.
@@ -165,11 +287,11 @@ class GitReader:
                 check=False,
             )
             if proc.returncode not in (0, 1):  # 1: no match
-                return frozenset(paths)  # cannot tell: every file may hold a word
+                return None  # cannot tell: every file may hold a word
             for name in proc.stdout.split(b"\0"):
                 if name.startswith(prefix):
                     found.add(name[len(prefix) :].decode("utf-8", "surrogateescape"))
-        return frozenset(found & set(paths))
+        return found
 
     def list_paths(self, rev: str) -> tuple[str, ...]:
         if rev not in self._paths:
@@ -298,10 +420,7 @@ def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str
     The reader keeps what it learns of both sides of every changed file for the reads that follow.
     """
     shas = sorted({s for c in changes for s in (c.old_sha, c.new_sha) if s != _NO_BLOB})
-    try:
-        sizes = dict(zip(shas, reader.info(shas), strict=True))
-    except CatFileError as exc:
-        raise SourceError(str(exc)) from None
+    sizes = dict(zip(shas, reader.sizes(shas), strict=True))
     for c in changes:
         if c.old_sha != _NO_BLOB and sizes.get(c.old_sha) is not None:
             reader.remember(base, c.old_path or c.path, sizes[c.old_sha])
@@ -339,10 +458,12 @@ def changed_files(top: Path, base: str, head: str, reader: GitReader | None = No
     big = _too_large(reader, changes, base, head)
     excluded = [f":(top,exclude,literal){p}" for c in big for p in (c.path, c.old_path) if p]
     args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
-    diff = _git(top, *args, *(["--", *excluded] if excluded else []))
+    # Read as git writes it: the files already written are parsed while git diffs the next ones.
+    reading = DiffReader()
     try:
         with paused():
-            files = parse_diff(diff.stdout.decode("utf-8", "replace"))
+            diff = _git(top, *args, *(["--", *excluded] if excluded else []), output=reading.feed)
+            files = reading.finish(diff.stdout)
     except DiffError as exc:
         raise SourceError(str(exc)) from None
     if not big:

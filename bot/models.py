@@ -229,6 +229,22 @@ class ChangeSet(BaseModel):
                 out.add(path)
         return frozenset(out)
 
+    @property
+    def searches_ahead(self) -> bool:
+        """Whether the reader can start a search in the background (local git) for mentioning_ahead()."""
+        return hasattr(self.reader, "grep_ahead")
+
+    def mentioning_ahead(self, rev: str, paths: Iterable[str], words: tuple[str, ...]) -> None:
+        """Let a reader that searches in the background start on a later mentioning() of these paths."""
+        ahead = getattr(self.reader, "grep_ahead", None)
+        if ahead is not None:
+            cache, errors = self._cache, self._errors
+            ahead(
+                rev,
+                [p for p in dict.fromkeys(paths) if (rev, p) not in cache and (rev, p) not in errors],
+                words,
+            )
+
     def base_text(self, path: str) -> str | None:
         """Text of path at the base revision; raises UnreadableFile for binary or oversized files."""
         return self._text(self.base_sha, path)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from bot.globs import posix_path
 from bot.models import ChangeSet, FileStatus, PolicyChange, UnreadableFile
 from rules.base import Rule, Statement, in_scope
 from rules.linear import Gated
@@ -224,7 +225,7 @@ def scope_of(path: str) -> str:
 
 
 def is_policy_path(path: str) -> bool:
-    return PurePosixPath(path).name in (POLICY_NAME, POINTER_NAME)
+    return posix_path(path).name in (POLICY_NAME, POINTER_NAME)
 
 
 def _units(text: str) -> Iterator[tuple[list[tuple[int, str]], bool]]:

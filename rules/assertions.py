@@ -10,7 +10,8 @@ base class from another file, a function from a test-helper module) is assumed t
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+import re
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rules.literal_values import NAMES, Evaluator, Unknown, is_instance
@@ -172,6 +173,8 @@ def _resolve(node: ast.expr, env: Mapping[str, Bound], used: list[Bound]) -> ast
 
 def _pure(node: ast.expr) -> bool:
     """An expression that reads the same value twice in a row: names, attributes, indexes, constants."""
+    if isinstance(node, (ast.Name, ast.Constant)):  # the common case, without a walk
+        return True
     return all(
         isinstance(n, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List, ast.Slice))
         or isinstance(n, (ast.expr_context, ast.UnaryOp, ast.unaryop))
@@ -200,7 +203,7 @@ def _same(a: ast.expr, b: ast.expr, env: Mapping[str, Bound], why: _Why) -> bool
     """Whether a and b are the same value: one pure expression twice, or a name and the literal it holds."""
     if not (_pure(a) and _pure(b)):
         return False
-    if ast.dump(a) == ast.dump(b):
+    if type(a) is type(b) and ast.dump(a) == ast.dump(b):  # dumps of different node types differ
         return True
     used: list[Bound] = []
     ra, rb = _resolve(a, env, used), _resolve(b, env, used)
@@ -309,7 +312,7 @@ def _known(env: Mapping[str, Bound]) -> dict[str, object]:
 
 
 def fixed_check(
-    node: ast.Assert | ast.Call, env: Mapping[str, Bound], shadowed: frozenset[str]
+    node: ast.Assert | ast.Call, env: Mapping[str, Bound], shadowed: Container[str]
 ) -> _Why | None:
     """An assert, or a unittest assertion of the test's class, that the test's own literals make pass.
 
@@ -719,7 +722,7 @@ def local_builtins(fn: Function) -> frozenset[str]:
 def _recheck_block(
     body: list[ast.stmt],
     env: dict[str, Bound],
-    shadowed: frozenset[str],
+    shadowed: Container[str],
     out: dict[int, Reason],
     plain: set[int] | None = None,
 ) -> dict[str, Bound]:
@@ -768,7 +771,7 @@ def _recheck_block(
     return env
 
 
-def _derived(stmt: ast.stmt, env: Mapping[str, Bound], shadowed: frozenset[str]) -> Bound | None:
+def _derived(stmt: ast.stmt, env: Mapping[str, Bound], shadowed: Container[str]) -> Bound | None:
     """`x = len(ys)`, `x = list(dict.fromkeys(ys))`: a name bound to a value the literals decide."""
     if not (
         isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
@@ -873,9 +876,64 @@ def _fixtures(fn: Function, in_class: bool) -> set[str]:
     return names - _BUILTIN_FIXTURES
 
 
-def verdict(fn: Function, qualname: str, scope: Scope) -> Verdict | None:
-    """Why the test cannot fail, or None when it can (or when that is not certain)."""
+# Words that send a test to the full analysis below when its source holds them: a `try` or `with` may
+# swallow a failure. Keywords are spelled in ASCII (only identifiers are read through NFKC).
+_GUARD_WORDS = re.compile(r"\b(?:try|with)\b")
+
+
+class _Shadowed:
+    """The builtins a test cannot use as such: those its module rebinds and those it binds itself (a walk
+    of the test, made only when a builtin's name comes up while its literals are worked out)."""
+
+    def __init__(self, module: frozenset[str], fn: Function) -> None:
+        self.module = module
+        self.fn = fn
+        self.local: frozenset[str] | None = None
+
+    def __contains__(self, name: object) -> bool:
+        if name in self.module:
+            return True
+        if name not in NAMES:
+            return False
+        if self.local is None:
+            self.local = NAMES & local_names(self.fn)
+        return name in self.local
+
+
+def _first_check_fails(fn: Function, source: str, rebound: frozenset[str]) -> bool:
+    """Whether the test's first top-level `assert` or `raise` can fail and nothing could swallow it.
+
+    Then verdict() is None, and this finds it without walking the whole test (a PR may add thousands):
+    that statement is the first check verdict() meets (its walk is breadth-first, and statements come
+    before the decorators), and the test's source, which holds every node of it, names no `try` and no
+    `with`. The assert is judged as verdict() judges it: with the literals the statements before it bind
+    (the same _recheck_block, with the same builtins shadowed), and with nothing known.
+    """
+    if ("try" in source or "with" in source) and _GUARD_WORDS.search(source):
+        return False
+    for i, stmt in enumerate(fn.body):
+        if isinstance(stmt, ast.Raise):
+            return True
+        if isinstance(stmt, ast.Assert):
+            shadowed = _Shadowed(rebound, fn)
+            env = _recheck_block(fn.body[:i], {}, shadowed, {})
+            if constant_assert(stmt, {}) is not None:
+                return False
+            if env and constant_assert(stmt, env) is not None:
+                return False
+            return fixed_check(stmt, env, shadowed) is None
+    return False
+
+
+def verdict(fn: Function, qualname: str, scope: Scope, source: str | None = None) -> Verdict | None:
+    """Why the test cannot fail, or None when it can (or when that is not certain).
+
+    source: the text of the test's lines (its `def` line to its last), when the caller has it; it lets
+    most tests be settled by their first check (see _first_check_fails).
+    """
     if not _plain_decorators(fn):
+        return None
+    if source is not None and _first_check_fails(fn, source, scope.rebound):
         return None
     body = fn.body
     walk = _Walk(scope, scope.test_class(qualname))

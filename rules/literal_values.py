@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from typing import Any
 
 
@@ -147,7 +147,7 @@ _VIEWS = {"keys": list, "values": list, "items": list}  # views as lists: plain 
 class Evaluator:
     """Works out values over the literals a test bound to names (env) and the builtins it did not rebind."""
 
-    def __init__(self, env: Mapping[str, Any], shadowed: frozenset[str]) -> None:
+    def __init__(self, env: Mapping[str, Any], shadowed: Container[str]) -> None:
         self.env = env
         self.shadowed = shadowed
         self.used: list[str] = []  # the names of env the last evaluations read
@@ -241,6 +241,11 @@ class Evaluator:
         raise Unknown
 
     def _call(self, node: ast.Call, depth: int) -> Any:
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name is not None and (
+            name in self.shadowed or (name not in _BUILTINS and name not in _SCALAR_TEXT)
+        ):
+            raise Unknown  # `compute(1, 2)`: unknown whatever its arguments are, so they are not worked out
         args = [self.value(a, depth) for a in node.args if not isinstance(a, ast.Starred)]
         if len(args) != len(node.args) or any(k.arg is None for k in node.keywords):
             raise Unknown

@@ -398,6 +398,32 @@ def _may_hold_profiles(path: str | None) -> bool:
     return path is not None and (formats.format_of(path) is not None or path.endswith(".py"))
 
 
+def _kinds(review: Review) -> tuple[tuple[Pair, str | None], ...]:
+    """Each changed file that may hold profiles, paired base -> head, with its kind (memoised)."""
+
+    def build() -> tuple[tuple[Pair, str | None], ...]:
+        cs = review.changeset
+        candidates = tuple(
+            f for f in cs.files if _may_hold_profiles(f.path) or _may_hold_profiles(f.old_path)
+        )
+        return tuple((pair, _classify(review, pair)) for pair in file_pairs(cs, candidates))
+
+    return review.memo("profiles.kinds", build)
+
+
+def profile_searches(review: Review) -> tuple[tuple[str, list[str], tuple[str, ...]], ...]:
+    """(revision, paths, words): the changed Python modules to search for a profile variable, at base and
+    at head. The reader is asked for all at once (`git grep` locally, which may start before the rules
+    run): most changed modules hold no profiles and need not be read at all."""
+    cs = review.changeset
+    words = review.config.profiles.python_variables
+    python = [pair for pair, kind in _kinds(review) if kind == PYTHON]
+    return (
+        (cs.base_sha, [p.base for p in python if p.base], words),
+        (cs.head_sha, [p.head for p in python if p.head], words),
+    )
+
+
 def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
     """Every changed profile source with its base and head entries (memoised per review).
 
@@ -408,16 +434,10 @@ def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
     def build() -> tuple[ProfileFile, ...]:
         out = []
         cs = review.changeset
-        candidates = tuple(
-            f for f in cs.files if _may_hold_profiles(f.path) or _may_hold_profiles(f.old_path)
-        )
-        kinds = [(pair, _classify(review, pair)) for pair in file_pairs(cs, candidates)]
-        # Which Python modules name a profile variable, asked of the reader for all at once (`git grep`
-        # locally): most changed modules hold no profiles and need not be read at all.
-        words = review.config.profiles.python_variables
-        python = [pair for pair, kind in kinds if kind == PYTHON]
-        base_holders = cs.mentioning(cs.base_sha, [p.base for p in python if p.base], words)
-        head_holders = cs.mentioning(cs.head_sha, [p.head for p in python if p.head], words)
+        kinds = _kinds(review)
+        (base_sha, base_paths, words), (head_sha, head_paths, _) = profile_searches(review)
+        base_holders = cs.mentioning(base_sha, base_paths, words)
+        head_holders = cs.mentioning(head_sha, head_paths, words)
         for side, holders in ((cs.base_sha, base_holders), (cs.head_sha, head_holders)):
             cs.prefetch(side, holders)
         for pair, kind in kinds:

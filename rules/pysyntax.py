@@ -105,9 +105,20 @@ def _parse_newer(text: str, path: str, error: SyntaxError) -> ast.Module:
     except UnicodeError:
         raise unread from None
     try:
-        return _parse(lowered, path)
+        tree = _parse(lowered, path)
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         raise unread from None
+    setattr(tree, _LOWERED, True)  # noqa: B010 - an attribute of our own on the stdlib's node
+    return tree
+
+
+# Marks a tree parsed from lowered text: its nodes are not those `ast.parse` gives for part of the text.
+_LOWERED = "_bot_lowered"
+
+
+def was_lowered(tree: ast.Module) -> bool:
+    """Whether parse_python read this tree from lowered text (newer syntax), not with `ast.parse` alone."""
+    return getattr(tree, _LOWERED, False)
 
 
 def _too_deep(text: str) -> bool:

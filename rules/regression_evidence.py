@@ -157,7 +157,7 @@ def _name_text(name: str) -> str:
 
 def comments(tf: TestFile, test: TestFunction) -> list[str]:
     """The comment block above a test and the comments inside it (strings aside), without the `#`."""
-    lines = tf.text.splitlines()
+    lines = tf.lines
     out = []
     for number in range(test.start_line or test.line, min(test.end_line, len(lines)) + 1):
         code = _STRING.sub('""', lines[number - 1])
@@ -169,7 +169,7 @@ def comments(tf: TestFile, test: TestFunction) -> list[str]:
 def _marks(tf: TestFile, test: TestFunction) -> str:
     """The pytest marks on a test as text, arguments included (`xfail(reason="bug 12")`)."""
     names = [d for d in test.decorators if ".mark." in f".{d}." and not d.endswith(_NOT_MARKS)]
-    lines = tf.text.splitlines()[(test.start_line or test.line) - 1 : test.line - 1]
+    lines = tf.lines[(test.start_line or test.line) - 1 : test.line - 1]
     args = [ln for ln in lines if ".mark." in ln and not any(n in ln for n in _NOT_MARKS)]
     return " ".join([*(n.rsplit(".", 1)[-1].replace("_", " ") for n in names), *args])
 

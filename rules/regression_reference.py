@@ -165,11 +165,6 @@ def is_marked(test: TestFunction) -> bool:
     return any(_MARK_WORDS.search(text) for text in (test.name, test.docstring or "", marks))
 
 
-def _covered(tf: TestFile, test: TestFunction, issues: bool) -> bool:
-    """Whether the test, its class or its module names what it guards."""
-    return any(names_reference(doc, issues) for doc in (test.docstring, *test.scope_docs, tf.docstring))
-
-
 def _reason(
     tf: TestFile, test: TestFunction, said: PrEvidence, few: bool, changed: list[str], named: str
 ) -> str | None:
@@ -318,10 +313,23 @@ def check(ctx: Context) -> Iterator[Finding]:
     yield from errors
     issues = {}
     for tf, _ in tests:
-        statement = ctx.statement_for(tf.path)
-        issues[tf.path] = _issues_accepted(ctx, statement.text if statement else None)
-    unnamed = [(tf, t) for tf, t in tests if not _covered(tf, t, issues[tf.path])]
-    named = {_scope(tf, t) for tf, t in tests if names_reference(t.docstring, issues[tf.path])}
+        if tf.path not in issues:  # once per file, not per test
+            statement = ctx.statement_for(tf.path)
+            issues[tf.path] = _issues_accepted(ctx, statement.text if statement else None)
+    # Covered: the test, its class or its module names what it guards. Each docstring is searched once
+    # (the module's once per file).
+    own = [names_reference(t.docstring, issues[tf.path]) for tf, t in tests]
+    module_named = {tf.path: names_reference(tf.docstring, issues[tf.path]) for tf, _ in tests}
+    unnamed = [
+        (tf, t)
+        for (tf, t), named_own in zip(tests, own, strict=True)
+        if not (
+            named_own
+            or any(names_reference(doc, issues[tf.path]) for doc in t.scope_docs)
+            or module_named[tf.path]
+        )
+    ]
+    named = {_scope(tf, t) for (tf, t), named_own in zip(tests, own, strict=True) if named_own}
     judged = dict(
         ((tf.path, t.qualname), reason) for (tf, t), reason in _regression_tests(ctx, mode, unnamed, named)
     )

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
-from pathlib import PurePosixPath
 
 from bot import formats
+from bot.globs import posix_path
 
 # pytest's order: the first file holding a pytest section is the configuration.
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
@@ -58,7 +58,7 @@ def python_files(path: str, text: str) -> tuple[str, ...] | None:
 def collected_by(path: str, patterns: tuple[str, ...]) -> bool:
     """Whether pytest, configured with patterns, collects path: a pattern with a `/` matches the path (from
     the repository root, as pytest matches it against the file's path), one without matches the name."""
-    p = PurePosixPath(path)
+    p = posix_path(path)
     if p.suffix != ".py" or p.name == "conftest.py":
         return False
     for pattern in patterns:

@@ -92,14 +92,19 @@ def _message(verb: str, qualname: str, verdict: Verdict) -> str:
 def check(ctx: Context) -> Iterator[Finding]:
     errors, tests = touched_tests(ctx)
     yield from errors
-    scopes: dict[str, Scope] = {}
+    scopes: dict[str, tuple[Scope, list[str] | None]] = {}
     for tf, test in tests:
         if test.node is None:
             continue
-        scope = scopes.get(tf.path)
-        if scope is None:  # one per file: building it walks the whole module
-            scope = scopes[tf.path] = Scope(tf.module)
-        found = verdict(test.node, test.qualname, scope)
+        known = scopes.get(tf.path)
+        if known is None:  # one per file: building it walks the whole module
+            # Lines as the parser counts them; a lone carriage return would count differently.
+            text = tf.text.replace("\r\n", "\n")
+            known = scopes[tf.path] = (Scope(tf.module), None if "\r" in text else text.split("\n"))
+        scope, lines = known
+        node = test.node
+        source = "\n".join(lines[node.lineno - 1 : node.end_lineno]) if lines and node.end_lineno else None
+        found = verdict(node, test.qualname, scope, source)
         if found is None:
             continue
         yield ctx.finding(

@@ -112,8 +112,8 @@ def _recording_git(monkeypatch):
     calls: list[tuple[tuple[str, ...], int]] = []
     real = bot.local._git
 
-    def git(repo, *args, check=True):
-        proc = real(repo, *args, check=check)
+    def git(repo, *args, check=True, **kw):
+        proc = real(repo, *args, check=check, **kw)
         calls.append((args, len(proc.stdout)))
         return proc
 
@@ -188,8 +188,10 @@ def test_one_cat_file_process_per_mode_for_every_read(make_repo, monkeypatch):
     cs = load_changeset(r.path, base="main", head="pr")
     loading = len(started)
     review(cs)
-    # 60 changed files read at both sides: two cat-file processes (sizes, contents) answer every read.
-    assert sum("cat-file" in args for args in started) == 2
+    # 60 changed files read at both sides: one cat-file run tells the sizes of every changed blob (at
+    # load), and two long-lived cat-file processes (sizes, contents) answer every read after it.
+    assert sum("cat-file" in args for args in started[:loading]) == 1
+    assert sum("cat-file" in args for args in started) == 3
     others = [args for args in started[loading:] if "cat-file" not in args]
     assert len(others) <= 3, others  # listing the base tree, and `git grep` at each side
 
