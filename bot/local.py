@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -414,13 +415,25 @@ def raw_changes(top: Path, base: str, head: str) -> list[RawChange]:
     return changes
 
 
+# Up to this many blob sizes are asked of the long-lived process one by one; more, of a one-shot
+# `--batch-check --buffer` run, which answers them in blocks.
+_FEW_SIZES = 256
+
+
 def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str) -> list[RawChange]:
     """Changes with a side over the size cap, found from blob sizes alone (nothing is read).
 
     The reader keeps what it learns of both sides of every changed file for the reads that follow.
     """
     shas = sorted({s for c in changes for s in (c.old_sha, c.new_sha) if s != _NO_BLOB})
-    sizes = dict(zip(shas, reader.sizes(shas), strict=True))
+    if len(shas) <= _FEW_SIZES:
+        # Few: the long-lived `--batch-check` the reads use anyway answers them, one process fewer.
+        try:
+            sizes = dict(zip(shas, reader.info(shas), strict=True))
+        except CatFileError as exc:
+            raise SourceError(str(exc)) from None
+    else:
+        sizes = dict(zip(shas, reader.sizes(shas), strict=True))
     for c in changes:
         if c.old_sha != _NO_BLOB and sizes.get(c.old_sha) is not None:
             reader.remember(base, c.old_path or c.path, sizes[c.old_sha])
@@ -473,6 +486,39 @@ def changed_files(top: Path, base: str, head: str, reader: GitReader | None = No
     return tuple(listed)
 
 
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def _locate(path: Path, base: str | None, head: str) -> tuple[Path, str, str, str, str | None] | None:
+    """The work tree's top, the base ref, the head and base commits and the head's branch name, from one
+    `git rev-parse` (open_repo, resolve twice and current_branch cost five); None when any part fails or
+    looks odd, and the caller goes step by step to say which."""
+    if not path.is_dir():
+        return None
+    base_ref = base or default_base(path)
+    if any(ref.startswith("-") or not ref.strip() or "\n" in ref for ref in (base_ref, head)):
+        return None
+    proc = _git(
+        path,
+        "rev-parse",
+        "--show-toplevel",
+        "HEAD^{commit}",  # a repository with no commits fails here, as open_repo would
+        f"{head}^{{commit}}",
+        f"{base_ref}^{{commit}}",
+        "--abbrev-ref",  # prints nothing for a ref that is no branch
+        head,
+        check=False,
+    )
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
+    if proc.returncode != 0 or len(lines) not in (5, 6) or lines[-1]:
+        return None
+    top, head_commit, head_sha, base_sha = lines[:4]
+    if not (top and _SHA.fullmatch(head_commit) and _SHA.fullmatch(head_sha) and _SHA.fullmatch(base_sha)):
+        return None  # "^main" or "a..b" print more or other than one commit each
+    name = lines[4] if len(lines) == 6 else ""
+    return Path(top), base_ref, head_sha, base_sha, name if name and name != "HEAD" else None
+
+
 def load_changeset(
     repo: str | Path,
     base: str | None = None,
@@ -485,10 +531,15 @@ def load_changeset(
     Without a PR title or description (plain `bot check`), and unless commits is False, the commit
     messages of base..head are kept on the PullRequest: they are what a local user has written.
     """
-    top = open_repo(repo)
-    base_ref = base or default_base(top)
-    head_sha = resolve(top, head)
-    base_tip = resolve(top, base_ref)
+    located = _locate(Path(repo), base, head)
+    if located is not None:
+        top, base_ref, head_sha, base_tip, branch = located
+    else:  # step by step, so that the error says which part is wrong
+        top = open_repo(repo)
+        base_ref = base or default_base(top)
+        head_sha = resolve(top, head)
+        base_tip = resolve(top, base_ref)
+        branch = current_branch(top, head)
     proc = _git(top, "merge-base", base_tip, head_sha, check=False)
     if proc.returncode != 0:
         raise _no_common_ancestor(top, base_ref, head)
@@ -499,7 +550,7 @@ def load_changeset(
     # The base ref only says where the diff starts (it may be a SHA or HEAD~3); which branch the PR will
     # target is known only when the caller says so (`bot check --base-branch`).
     if info.head_ref is None:
-        info = info.model_copy(update={"head_ref": current_branch(top, head)})
+        info = info.model_copy(update={"head_ref": branch})
     if commits and not (info.title or info.body or info.commits):
         info = info.model_copy(update={"commits": commit_messages(top, merge_base, head_sha)})
     return ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=reader)

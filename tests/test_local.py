@@ -188,10 +188,11 @@ def test_one_cat_file_process_per_mode_for_every_read(make_repo, monkeypatch):
     cs = load_changeset(r.path, base="main", head="pr")
     loading = len(started)
     review(cs)
-    # 60 changed files read at both sides: one cat-file run tells the sizes of every changed blob (at
-    # load), and two long-lived cat-file processes (sizes, contents) answer every read after it.
-    assert sum("cat-file" in args for args in started[:loading]) == 1
-    assert sum("cat-file" in args for args in started) == 3
+    # 60 changed files read at both sides: the long-lived `--batch-check` tells the sizes of their 120
+    # blobs at load (a one-shot `--buffer` run does it past 256), and with the long-lived `--batch`
+    # answers every read after it.
+    assert [args[-1] for args in started[:loading] if "cat-file" in args] == ["--batch-check"]
+    assert sum("cat-file" in args for args in started) == 2
     others = [args for args in started[loading:] if "cat-file" not in args]
     assert len(others) <= 3, others  # listing the base tree, and `git grep` at each side
 
@@ -240,3 +241,35 @@ def test_bot_review_with_a_checkout_takes_the_same_capped_path(gh, make_repo, mo
     assert "1 without a reviewable diff" in capsys.readouterr().out
     assert any(a[0] == "diff" and ":(top,exclude,literal)big.txt" in a for a, _ in calls)
     assert max(size for _, size in calls) < len(big)
+
+
+def test_one_rev_parse_finds_the_repository_and_both_commits(make_repo, monkeypatch, tmp_path):
+    """open_repo, resolving head and base and the head's branch name are one `git rev-parse`; when it
+    fails, the step-by-step path still says which part is wrong."""
+    r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n"})
+    calls = _recording_git(monkeypatch)
+    cs = load_changeset(r.path, base="main", head="pr")
+    assert [args[0] for args, _ in calls].count("rev-parse") == 1
+    assert cs.pr.head_ref == "pr" and cs.head_sha == r.git("rev-parse", "pr").strip()
+    assert cs.base_sha == r.git("rev-parse", "main").strip()
+    # A commit, not a branch: no branch name.
+    assert load_changeset(r.path, base="main", head=cs.head_sha).pr.head_ref is None
+    with pytest.raises(SourceError, match="unknown ref: nope; branches here: main, pr"):
+        load_changeset(r.path, base="nope", head="pr")
+    with pytest.raises(SourceError, match="\\^main"):  # a negation is no commit: never reviewed
+        load_changeset(r.path, base="main", head="^main")
+    with pytest.raises(SourceError, match="not a git repository"):
+        load_changeset(tmp_path, base="main", head="pr")
+
+
+def test_many_sizes_from_one_buffered_run_match_the_long_lived_answers(make_repo):
+    """Past 256 blobs the sizes come from a one-shot `--batch-check --buffer`: the same answers."""
+    from bot.local import GitReader
+
+    r = make_repo({"a.py": "a = 1\n", "b.txt": "bb\n" * 10}, {"a.py": "a = 22\n"})
+    shas = [
+        r.git("rev-parse", f"{rev}:{path}").strip() for rev in ("main", "pr") for path in ("a.py", "b.txt")
+    ]
+    reader = GitReader(r.path)
+    assert reader.sizes(shas) == reader.info(shas)
+    assert [i.size for i in reader.sizes(shas)] == [6, 30, 7, 30]
