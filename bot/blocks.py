@@ -100,6 +100,7 @@ def paragraph_lines(body: str) -> list[tuple[int, str]]:
     fence: tuple[str, int] | None = None
     html_end: re.Pattern[str] | None = None
     html_blank = False
+    html_guessed = False  # the open HTML block was taken for one only because the reader is unsure
     lazy = False  # inside a quote or list item until a blank line: a line here may be its lazy continuation
     in_list = False  # a list item is open: indented lines after a blank still belong to it
     table = False
@@ -123,6 +124,9 @@ def paragraph_lines(body: str) -> list[tuple[int, str]]:
         if html_end is not None:
             if html_end.search(line):
                 html_end = None
+                # A block only guessed to be HTML (in a list, a quote...) may not have been one: its "end"
+                # line may start a block of its own, which runs to a blank line.
+                html_blank = html_guessed
             continue
         if not rest:
             close()
@@ -138,11 +142,14 @@ def paragraph_lines(body: str) -> list[tuple[int, str]]:
             close()
             fence = ("`", len(m.group(1))) if m.group(1) else ("~", len(m.group(2)))
             continue
+        unsure = lazy or in_list or html_blank or table
         ender = next((end for start, end in _HTML_ENDS if start.match(rest)), None)
-        if ender is not None and not ender.search(rest):
-            # So is an HTML block that runs to an end marker (a comment, `<pre>`, `<?`).
+        if ender is not None and not ender.search(rest) and (width <= 3 or unsure):
+            # So is an HTML block that runs to an end marker (a comment, `<pre>`, `<?`); indented by four
+            # or more outside a list or quote, it is code.
             close()
             html_end = ender
+            html_guessed = unsure
             continue
         if html_blank or table:
             continue

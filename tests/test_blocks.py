@@ -82,6 +82,10 @@ IGNORED = {
     "lazy continuation of a list item": "- an item\n@bot waive AGT001 lazily in the list",
     "html block": "<details>\n@bot waive AGT001 inside html\n</details>",
     "html comment": "<!--\n@bot waive AGT001 commented out\n-->",
+    # Found by the property test below: the first line is indented code, not a declaration's start, so
+    # `<div>` opens an HTML block that holds the command.
+    "html block after indented code": "    <!X\n<div>\n@bot waive AGT001 inside html",
+    "html block after a guessed one in a list": "- a\n  <!X\n<div>\n@bot waive AGT001 inside html",
     "backtick fence": "```\n@bot waive AGT001 in code\n```",
     "tilde fence": "~~~md\n@bot waive AGT001 in code\n~~~",
     "unclosed fence": "```\n@bot waive AGT001 in code",
