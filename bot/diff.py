@@ -136,7 +136,7 @@ def _patch(text: str) -> tuple[unidiff.PatchSet, list[tuple[Hunk, ...]]]:
 
 
 _DEV_NULL = "/dev/null"
-# Extended header lines of a plain change; a rename, a copy or a binary file has others.
+# Extended header lines of a plain change; a rename or a copy has others.
 _PLAIN_HEADER = ("index ", "new file mode ", "deleted file mode ", "old mode ", "new mode ")
 _MODE_LINES = ("new file mode ", "deleted file mode ", "old mode ", "new mode ")
 
@@ -145,9 +145,10 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
     """The files of a diff that holds only plain changes, read in one pass; None for anything else.
 
     Plain: each file is `diff --git a/P b/P` with a path free of spaces, tabs and quotes, then mode and
-    index lines, `---` and `+++`, and hunks whose lines match their counts. Renames, copies, binary files,
-    files without hunks, and any line out of place go to unidiff, as before. What is taken from each file
-    is what unidiff's reading gives (its status rules included: one hunk from `-0,0` is an added file).
+    index lines, then `---`, `+++` and hunks whose lines match their counts, or git's one line saying that
+    binary files differ. Renames, copies, files without hunks, and any line out of place go to unidiff,
+    as before. What is taken from each file is what unidiff's reading gives (its status rules included:
+    one hunk from `-0,0` is an added file).
     """
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -179,7 +180,19 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
         gone = any(h.startswith("deleted file mode ") for h in header)
         source = _DEV_NULL if new else parts[2]
         target = _DEV_NULL if gone else parts[3]
-        if i + 1 >= end or lines[i] != f"--- {source}" or lines[i + 1] != f"+++ {target}" or new and gone:
+        if new and gone:
+            return None
+        if i < end and lines[i] == f"Binary files {source} and {target} differ":
+            # A binary file (or one over core.bigFileThreshold): named, with no lines to read.
+            i += 1
+            status = FileStatus.ADDED if new else FileStatus.REMOVED if gone else FileStatus.MODIFIED
+            path = _strip_prefix(target if status is not FileStatus.REMOVED else source)
+            if path is not None:
+                info = "".join(f"{h}\n" for h in header)
+                symlink = status is not FileStatus.REMOVED and _is_symlink(info)
+                files.append(FileChange(path=path, status=status, binary=True, symlink=symlink))
+            continue
+        if i + 1 >= end or lines[i] != f"--- {source}" or lines[i + 1] != f"+++ {target}":
             return None
         i += 2
         hunks: list[Hunk] = []

@@ -420,12 +420,20 @@ def raw_changes(top: Path, base: str, head: str) -> list[RawChange]:
 _FEW_SIZES = 256
 
 
+def _blob_shas(changes: list[RawChange]) -> list[str]:
+    return sorted({s for c in changes for s in (c.old_sha, c.new_sha) if s != _NO_BLOB})
+
+
+def _blob_count(changes: list[RawChange]) -> int:
+    return len(_blob_shas(changes))
+
+
 def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str) -> list[RawChange]:
     """Changes with a side over the size cap, found from blob sizes alone (nothing is read).
 
     The reader keeps what it learns of both sides of every changed file for the reads that follow.
     """
-    shas = sorted({s for c in changes for s in (c.old_sha, c.new_sha) if s != _NO_BLOB})
+    shas = _blob_shas(changes)
     if len(shas) <= _FEW_SIZES:
         # Few: the long-lived `--batch-check` the reads use anyway answers them, one process fewer.
         try:
@@ -459,26 +467,84 @@ def _unreviewed(change: RawChange) -> FileChange:
     )
 
 
-def changed_files(top: Path, base: str, head: str, reader: GitReader | None = None) -> tuple[FileChange, ...]:
-    """The diff base..head as FileChanges; a file over the size cap is listed without being diffed.
+class _Stopped(Exception):
+    """The diff was stopped: a changed file turned out to be over the size cap while git wrote it."""
 
-    `git diff --raw` and the blob sizes come first: a PR adding a 50 MB file must not cost a 50 MB diff
-    parsed line by line (issue 10). Such files are left out of the patch by pathspec and marked
-    patch_missing, so the review counts them as not reviewed.
-    """
-    reader = reader or GitReader(top)
-    changes = raw_changes(top, base, head)
-    big = _too_large(reader, changes, base, head)
+
+class _Sizing:
+    """The blob sizes of a change (_too_large), asked of git in a thread while it writes the diff."""
+
+    def __init__(self, reader: GitReader, changes: list[RawChange], base: str, head: str) -> None:
+        self.big: list[RawChange] | None = None
+        self.error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self.big = _too_large(reader, changes, base, head)
+            except BaseException as exc:  # noqa: BLE001 - raised again by result(), in the caller's thread
+                self.error = exc
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def found_big(self) -> bool:
+        """Whether the sizes are in and name a file over the cap (False while git is still answering)."""
+        return not self.thread.is_alive() and bool(self.big)
+
+    def result(self) -> list[RawChange]:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.big or []
+
+
+def _diff(
+    top: Path, base: str, head: str, big: list[RawChange], stop: Callable[[], bool] | None = None
+) -> tuple[FileChange, ...]:
+    """The parsed diff base..head without the files in big; stop() is asked as git writes (_Stopped)."""
     excluded = [f":(top,exclude,literal){p}" for c in big for p in (c.path, c.old_path) if p]
     args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
     # Read as git writes it: the files already written are parsed while git diffs the next ones.
     reading = DiffReader()
+
+    def feed(data: bytes) -> None:
+        if stop is not None and stop():
+            raise _Stopped
+        reading.feed(data)
+
     try:
         with paused():
-            diff = _git(top, *args, *(["--", *excluded] if excluded else []), output=reading.feed)
-            files = reading.finish(diff.stdout)
+            diff = _git(top, *args, *(["--", *excluded] if excluded else []), output=feed)
+            return reading.finish(diff.stdout)
     except DiffError as exc:
         raise SourceError(str(exc)) from None
+
+
+def changed_files(top: Path, base: str, head: str, reader: GitReader | None = None) -> tuple[FileChange, ...]:
+    """The diff base..head as FileChanges; a file over the size cap is listed without being diffed.
+
+    `git diff --raw` and the blob sizes decide what is diffed: a PR adding a 50 MB file must not cost a
+    50 MB diff parsed line by line (issue 10). Such files are left out of the patch by pathspec and
+    marked patch_missing, so the review counts them as not reviewed. Many sizes are asked while git
+    writes the diff: when they name a file over the cap, the diff is stopped and made again without it.
+    """
+    reader = reader or GitReader(top)
+    changes = raw_changes(top, base, head)
+    if _blob_count(changes) <= _FEW_SIZES:
+        big = _too_large(reader, changes, base, head)
+        files = _diff(top, base, head, big)
+    else:
+        sizing = _Sizing(reader, changes, base, head)
+        unsized: tuple[FileChange, ...] | None = None
+        try:
+            unsized = _diff(top, base, head, [], stop=sizing.found_big)
+        except _Stopped:
+            pass
+        except SourceError:
+            sizing.result()  # a failure to size the blobs is the one to report
+            raise
+        big = sizing.result()
+        files = _diff(top, base, head, big) if big or unsized is None else unsized
     if not big:
         return files
     order = {c.path: n for n, c in enumerate(changes)}

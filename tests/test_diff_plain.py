@@ -66,11 +66,22 @@ CASES = [
         None,
         True,
     ),
+    ("binary", {"a.bin": b"\x00\x01"}, {"a.bin": b"\x00\x02"}, None, True),
+    ("binary-added", {"a.py": "x\n"}, {"a.bin": b"\x00\x01", "a.py": "y\n"}, None, True),
+    ("binary-removed", {"a.py": "x\n", "a.bin": b"\x00\x01"}, {"a.bin": None}, None, True),
+    ("binary-to-text", {"a.py": "x\n", "a.txt": b"\x00\x01"}, {"a.txt": "text\n"}, None, True),
+    ("binary-and-mode", {"tool.py": b"\x00\x01"}, {"tool.py": b"\x00\x02"}, _chmod, True),
     # unidiff reads these.
     ("mode-only", {"tool.py": "x\n"}, {}, _chmod, False),
     ("new-empty-file", {"a.py": "x\n"}, {"e.py": ""}, None, False),
     ("renamed", {"a.py": LINES}, {"a.py": None, "b.py": LINES + "more\n"}, None, False),
-    ("binary", {"a.bin": b"\x00\x01"}, {"a.bin": b"\x00\x02"}, None, False),
+    (
+        "binary-renamed",
+        {"a.bin": b"\x00" + LINES.encode()},
+        {"a.bin": None, "b.bin": b"\x00" + LINES.encode() + b"x"},
+        None,
+        False,
+    ),
     ("space-in-path", {"my file.py": "x\n"}, {"my file.py": "y\n"}, None, False),
     ("quoted-path", {"caf\u00e9.py": "x\n"}, {"caf\u00e9.py": "y\n"}, None, False),
 ]

@@ -150,6 +150,53 @@ def test_a_file_over_the_cap_is_never_diffed_or_read(make_repo, monkeypatch):
     assert cs.base_text("grown.txt") == "small\n"
 
 
+def test_many_blobs_are_sized_while_git_diffs_and_a_big_one_is_left_out(make_repo, monkeypatch):
+    import bot.local
+    from bot.models import MAX_TEXT_BYTES
+
+    big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
+    base = {"a.py": "a = 1\n", "grown.txt": "small\n"}
+    head = {"a.py": "a = 2\n", "big.txt": big, "grown.txt": big, "b.py": "b = 1\n"}
+    r = make_repo(base, head)
+    few = load_changeset(r.path, base="main", head="pr")
+    # Past _FEW_SIZES, the sizes come from a thread while git writes the diff; it is stopped or made
+    # again without the files over the cap, so the change set is the one the sizes-first path gives.
+    monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)
+    calls = _recording_git(monkeypatch)
+    many = load_changeset(r.path, base="main", head="pr")
+    assert many.files == few.files
+    assert [f.path for f in many.files if f.patch_missing] == ["big.txt", "grown.txt"]
+    patches = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
+    assert ":(top,exclude,literal)big.txt" in patches[-1] and many.reader.bytes_read < len(big)
+
+
+def test_many_blobs_without_a_big_one_are_diffed_once(make_repo, monkeypatch):
+    import bot.local
+
+    monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)
+    r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "b.py": "b = 1\n"})
+    calls = _recording_git(monkeypatch)
+    cs = load_changeset(r.path, base="main", head="pr")
+    patches = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
+    assert len(patches) == 1 and not any(a.startswith(":(top") for a in patches[0])
+    assert [f.path for f in cs.files] == ["a.py", "b.py"] and cs.file("b.py").added_lines == {1}
+    assert cs.head_text("b.py") == "b = 1\n"  # the sizes the thread learnt serve the reads
+
+
+def test_a_failure_to_size_the_blobs_is_reported_not_the_diff(make_repo, monkeypatch):
+    import bot.local
+
+    monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)
+
+    def fail(self, shas):
+        raise SourceError("git cat-file --batch-check did not answer every object")
+
+    monkeypatch.setattr(bot.local.GitReader, "sizes", fail)
+    r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n"})
+    with pytest.raises(SourceError, match="did not answer every object"):
+        load_changeset(r.path, base="main", head="pr")
+
+
 def test_changes_under_the_cap_are_diffed_as_before(make_repo, monkeypatch):
     r = make_repo({"a.py": "a = 1\n", "old.py": "x = 1\n" * 20}, {"a.py": "a = 2\n", "old.py": None})
     r.write({"new.py": "x = 1\n" * 20})
