@@ -118,7 +118,12 @@ def paragraph_lines(body: str) -> list[tuple[int, str]]:
     for index, line in enumerate(lines):
         width, rest = _indent(line)
         if fence is not None:
-            if width <= 3 and rest.startswith(fence[0] * fence[1]) and not rest.strip(fence[0] + " \t"):
+            # A closing fence is fence characters and then only spaces or tabs: "```  ```" is code.
+            if (
+                width <= 3
+                and rest.startswith(fence[0] * fence[1])
+                and not rest.rstrip(" \t").lstrip(fence[0])
+            ):
                 fence = None
             continue
         if html_end is not None:

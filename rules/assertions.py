@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rules.literal_values import NAMES, Evaluator, Unknown, is_instance
+from rules.literal_values import NAMES, Evaluator, Unknown, is_instance, unknown_call
 from rules.testfiles import dotted
 
 _ASSERT_PREFIXES = ("assert", "check", "expect", "verify")
@@ -777,8 +777,8 @@ def _derived(stmt: ast.stmt, env: Mapping[str, Bound], shadowed: Container[str])
         isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
     ):
         return None
-    if _is_literal(stmt.value):
-        return None  # a literal binding, kept as such
+    if _is_literal(stmt.value) or unknown_call(stmt.value):
+        return None  # a literal binding, kept as such; or a value nothing here can know
     try:
         data = Evaluator(_known(env), shadowed).value(stmt.value)
     except Unknown:

@@ -144,6 +144,17 @@ _METHODS: dict[type, frozenset[str]] = {
 _VIEWS = {"keys": list, "values": list, "items": list}  # views as lists: plain data, same membership
 
 
+def unknown_call(node: ast.expr) -> bool:
+    """A call of a name that is no builtin this module knows (`compute(1, 2)`): its value is unknown
+    whatever its arguments are, with any env."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id not in _BUILTINS
+        and node.func.id not in _SCALAR_TEXT
+    )
+
+
 class Evaluator:
     """Works out values over the literals a test bound to names (env) and the builtins it did not rebind."""
 
@@ -163,7 +174,8 @@ class Evaluator:
             raise Unknown from None  # the test would raise here: that is a failure, not a fixed pass
 
     def _builtin_type(self, name: str) -> type | None:
-        return _TYPES.get(name) if name not in self.shadowed else None
+        kind = _TYPES.get(name)  # looked up first: asking shadowed may cost a walk of the test
+        return kind if kind is not None and name not in self.shadowed else None
 
     def _value(self, node: ast.expr, depth: int) -> Any:  # noqa: C901, PLR0911, PLR0912
         v = self.value
@@ -241,10 +253,7 @@ class Evaluator:
         raise Unknown
 
     def _call(self, node: ast.Call, depth: int) -> Any:
-        name = node.func.id if isinstance(node.func, ast.Name) else None
-        if name is not None and (
-            name in self.shadowed or (name not in _BUILTINS and name not in _SCALAR_TEXT)
-        ):
+        if unknown_call(node) or (isinstance(node.func, ast.Name) and node.func.id in self.shadowed):
             raise Unknown  # `compute(1, 2)`: unknown whatever its arguments are, so they are not worked out
         args = [self.value(a, depth) for a in node.args if not isinstance(a, ast.Starred)]
         if len(args) != len(node.args) or any(k.arg is None for k in node.keywords):

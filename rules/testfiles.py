@@ -182,14 +182,26 @@ def _leading_comments(lines: list[str], first: int) -> int:
 
 
 class _Collector:
-    def __init__(self, lines: list[str], added: frozenset[int], unittest_only: bool = False) -> None:
+    def __init__(
+        self,
+        lines: list[str],
+        added: frozenset[int],
+        unittest_only: bool = False,
+        same: dict[int, TestFunction] | None = None,
+    ) -> None:
         self.lines = lines
         self.added = added
         self.unittest_only = unittest_only
         self.known: set[str] = set()
         self.found: list[TestFunction] = []
+        # Tests already collected from these very nodes, with these lines and none of them added.
+        self.same = same or {}
 
     def test(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, docs: tuple[str, ...]) -> None:
+        known = self.same.get(id(node))
+        if known is not None and known.qualname == f"{prefix}{node.name}" and known.scope_docs == docs:
+            self.found.append(known)
+            return
         end = node.end_lineno or node.lineno
         first = (
             min(node.lineno, *(d.lineno for d in node.decorator_list)) if node.decorator_list else node.lineno
@@ -336,7 +348,9 @@ def base_from_head(f: FileChange, head: TestFile, patterns: tuple[str, ...] = ()
     collected = collects(f.path, patterns)
     if collected is None:
         return TestFile(path=f.path, tests=())
-    collector = _Collector(lines, frozenset(), unittest_only=collected == "unittest")
+    # A kept test is the head's, whose lines no change touched: the head's record of it is the base's.
+    same = {id(t.node): t for t in head.tests if t.node is not None and not t.changed}
+    collector = _Collector(lines, frozenset(), unittest_only=collected == "unittest", same=same)
     try:
         collector.walk(kept, "", False)
     except RecursionError:

@@ -236,10 +236,10 @@ def test_one_cat_file_process_per_mode_for_every_read(make_repo, monkeypatch):
     loading = len(started)
     review(cs)
     # 60 changed files read at both sides: the long-lived `--batch-check` tells the sizes of their 120
-    # blobs at load (a one-shot `--buffer` run does it past 256), and with the long-lived `--batch`
-    # answers every read after it.
+    # blobs at load (a one-shot `--buffer` run does it past 256), and the long-lived `--batch` answers
+    # every read after it that the checked-out files (the head's) do not.
     assert [args[-1] for args in started[:loading] if "cat-file" in args] == ["--batch-check"]
-    assert sum("cat-file" in args for args in started) == 2
+    assert [args[-1] for args in started[loading:] if "cat-file" in args] in ([], ["--batch"])
     others = [args for args in started[loading:] if "cat-file" not in args]
     assert len(others) <= 3, others  # listing the base tree, and `git grep` at each side
 
@@ -320,3 +320,40 @@ def test_many_sizes_from_one_buffered_run_match_the_long_lived_answers(make_repo
     reader = GitReader(r.path)
     assert reader.sizes(shas) == reader.info(shas)
     assert [i.size for i in reader.sizes(shas)] == [6, 30, 7, 30]
+
+
+def test_a_checked_out_file_that_is_the_blob_is_read_from_the_work_tree(make_repo):
+    r = make_repo(
+        {"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "tests/test_a.py": "def test_a():\n    assert 1\n"}
+    )
+    cs = load_changeset(r.path, base="main", head="pr")
+    assert cs.head_text("tests/test_a.py") == "def test_a():\n    assert 1\n"
+    assert cs.head_text("a.py") == "a = 2\n"
+    # Both were the blobs' bytes: git was asked only for sizes, never for contents.
+    assert cs.reader._batch.started == 0
+    # The base side is not checked out: its bytes come from git.
+    assert cs.base_text("a.py") == "a = 1\n" and cs.reader._batch.started == 1
+
+
+@pytest.mark.parametrize("edit", ["edited", "same-size", "symlink", "fifo", "directory"])
+def test_a_work_tree_copy_that_is_not_the_blob_is_not_read(make_repo, edit):
+    import os
+
+    text = "def test_a():\n    assert 1\n"
+    r = make_repo({"a.py": "a = 1\n"}, {"tests/test_a.py": text})
+    target = r.path / "tests" / "test_a.py"
+    target.unlink()
+    if edit == "edited":
+        target.write_text(text + "# more\n")
+    elif edit == "same-size":
+        target.write_text(text.replace("1", "2"))
+    elif edit == "symlink":  # a link to a file holding the very bytes: links are never followed
+        (r.path / "copy.txt").write_text(text)
+        os.symlink(r.path / "copy.txt", target)
+    elif edit == "fifo":
+        os.mkfifo(target)
+    else:
+        target.mkdir()
+    cs = load_changeset(r.path, base="main", head="pr")
+    assert cs.head_text("tests/test_a.py") == text
+    assert cs.reader._batch.started == 1
