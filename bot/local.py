@@ -7,17 +7,29 @@ import os
 import re
 import stat
 import subprocess
-import sys
+import tempfile
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from bot.catfile import CatFile, CatFileError, ObjectInfo, parse_info
-from bot.diff import DiffError, DiffReader
+from bot.diff import DiffError, parse_diff
 from bot.gcpause import paused
-from bot.models import MAX_TEXT_BYTES, ChangeSet, FileChange, FileStatus, PullRequest, oversized
+from bot.models import (
+    MAX_TEXT_BYTES,
+    ChangeSet,
+    FileChange,
+    FileStatus,
+    PullRequest,
+    UnreadableFile,
+    decode_text,
+    oversized,
+)
+from rules.pysyntax import PythonSyntaxError, parse_python
+from rules.testfiles import collects
 
 _GIT_TIMEOUT = 120
 # Blob ids by length: SHA-1 repositories and SHA-256 ones.
@@ -41,24 +53,20 @@ def _git(
     check: bool = True,
     env: dict[str, str] | None = None,
     stdin: bytes | None = None,
-    output: Callable[[bytes], None] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run git; output, when given, is handed what git prints as it prints it (stdout is kept too)."""
+    """Run git and wait for it."""
     # No pager, no external diff or textconv drivers: a repository's config must not run code.
     command = ["git", "-c", "core.quotepath=off", "--no-pager", *args]
     try:
-        if output is None:
-            proc = subprocess.run(
-                command,
-                cwd=repo,
-                input=stdin,
-                capture_output=True,
-                timeout=_GIT_TIMEOUT,
-                check=False,
-                env=env,
-            )
-        else:
-            proc = _streamed(command, repo, env, output)
+        proc = subprocess.run(
+            command,
+            cwd=repo,
+            input=stdin,
+            capture_output=True,
+            timeout=_GIT_TIMEOUT,
+            check=False,
+            env=env,
+        )
     except FileNotFoundError:
         raise SourceError("git is not installed or not on PATH") from None
     except subprocess.TimeoutExpired:
@@ -67,43 +75,6 @@ def _git(
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise SourceError(f"git {args[0]} failed: {msg[-1] if msg else 'exit ' + str(proc.returncode)}")
     return proc
-
-
-def _streamed(
-    command: list[str], repo: Path, env: dict[str, str] | None, output: Callable[[bytes], None]
-) -> subprocess.CompletedProcess[bytes]:
-    """subprocess.run() of command, with its stdout handed to output piece by piece as git writes it."""
-    proc = subprocess.Popen(command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = proc.stdout, proc.stderr
-    assert out is not None and err is not None
-    errors: list[bytes] = []
-    # stderr in a thread: git must never wait on a full stderr pipe while this one reads stdout.
-    drain = threading.Thread(target=lambda: errors.append(err.read()), daemon=True)
-    drain.start()
-    late = threading.Event()
-
-    def stop() -> None:
-        late.set()
-        proc.kill()
-
-    watchdog = threading.Timer(_GIT_TIMEOUT, stop)
-    watchdog.start()
-    parts: list[bytes] = []
-    try:
-        while data := os.read(out.fileno(), 1 << 18):  # what the pipe holds, as soon as it holds some
-            parts.append(data)
-            output(data)
-    finally:
-        watchdog.cancel()
-        if proc.poll() is None and sys.exc_info()[0] is not None:
-            proc.kill()
-        proc.wait()
-        drain.join()
-        out.close()
-        err.close()
-    if late.is_set():
-        raise subprocess.TimeoutExpired(command, _GIT_TIMEOUT)
-    return subprocess.CompletedProcess(command, proc.returncode, b"".join(parts), b"".join(errors))
 
 
 @dataclass
@@ -153,10 +124,7 @@ class GitReader:
         out = _git(
             self.repo, "cat-file", "--batch-check", "--buffer", stdin="".join(f"{s}\n" for s in shas).encode()
         )
-        lines = out.stdout.split(b"\n")
-        if len(lines) != len(shas) + 1 or lines[-1]:
-            raise SourceError("git cat-file --batch-check did not answer every object")
-        return [parse_info(line) for line in lines[:-1]]
+        return _sizes(out.stdout, shas)
 
     def remember(self, rev: str, path: str, info: ObjectInfo | None) -> None:
         """What is at rev:path, known already (from `git diff --raw`): looking a path up costs a tree walk."""
@@ -215,6 +183,14 @@ class GitReader:
             self.bytes_read += len(data or b"")
         return out
 
+    def checked_out(self, path: str, sha: str) -> bytes | None:
+        """The bytes of blob sha when the work tree's file at path holds exactly them (and is no larger
+        than the size cap); else None. Asks git nothing, so it may run beside git's own work."""
+        data = self._from_worktree(path, ObjectInfo(sha, "blob", -1))
+        if data is not None:
+            self.bytes_read += len(data)
+        return data
+
     def _from_worktree(self, path: str, blob: ObjectInfo) -> bytes | None:
         """The work tree's copy of a blob, when the file there holds exactly its bytes; else None.
 
@@ -225,7 +201,7 @@ class GitReader:
         file of the blob's size.
         """
         algorithm = _BLOB_HASHES.get(len(blob.sha))
-        if algorithm is None or not blob.size or "\0" in path:
+        if algorithm is None or not blob.size or "\0" in path or "\n" in path:
             return None
         try:
             fd = os.open(self.repo / path, os.O_RDONLY | _NO_FOLLOW | _NON_BLOCK)
@@ -233,14 +209,15 @@ class GitReader:
             return None
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size != blob.size:
+            size = blob.size if blob.size >= 0 else st.st_size  # -1: not known, the hash decides
+            if not stat.S_ISREG(st.st_mode) or st.st_size != size or size > self.limit:
                 return None
-            data = os.read(fd, blob.size + 1)
+            data = os.read(fd, size + 1)
         except OSError:
             return None
         finally:
             os.close(fd)
-        if len(data) != blob.size:
+        if len(data) != size:
             return None
         digest = hashlib.new(algorithm, b"blob %d\0" % len(data), usedforsecurity=False)
         digest.update(data)
@@ -483,6 +460,20 @@ def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str
             raise SourceError(str(exc)) from None
     else:
         sizes = dict(zip(shas, reader.sizes(shas), strict=True))
+    return _big_changes(reader, changes, base, head, sizes)
+
+
+def _sizes(output: bytes, shas: list[str]) -> list[ObjectInfo | None]:
+    """`git cat-file --batch-check` answers, one per name asked."""
+    lines = output.split(b"\n")
+    if len(lines) != len(shas) + 1 or lines[-1]:
+        raise SourceError("git cat-file --batch-check did not answer every object")
+    return [parse_info(line) for line in lines[:-1]]
+
+
+def _big_changes(
+    reader: GitReader, changes: list[RawChange], base: str, head: str, sizes: dict[str, ObjectInfo | None]
+) -> list[RawChange]:
     for c in changes:
         if c.old_sha != _NO_BLOB and sizes.get(c.old_sha) is not None:
             reader.remember(base, c.old_path or c.path, sizes[c.old_sha])
@@ -508,89 +499,127 @@ def _unreviewed(change: RawChange) -> FileChange:
     )
 
 
-class _Stopped(Exception):
-    """The diff was stopped: a changed file turned out to be over the size cap while git wrote it."""
-
-
-class _Sizing:
-    """The blob sizes of a change (_too_large), asked of git in a thread while it writes the diff."""
-
-    def __init__(self, reader: GitReader, changes: list[RawChange], base: str, head: str) -> None:
-        self.big: list[RawChange] | None = None
-        self.error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                self.big = _too_large(reader, changes, base, head)
-            except BaseException as exc:  # noqa: BLE001 - raised again by result(), in the caller's thread
-                self.error = exc
-
-        self.thread = threading.Thread(target=run, daemon=True)
-        self.thread.start()
-
-    def found_big(self) -> bool:
-        """Whether the sizes are in and name a file over the cap (False while git is still answering)."""
-        return not self.thread.is_alive() and bool(self.big)
-
-    def result(self) -> list[RawChange]:
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        return self.big or []
-
-
-def _diff(
-    top: Path, base: str, head: str, big: list[RawChange], stop: Callable[[], bool] | None = None
+def changed_files(
+    top: Path,
+    base: str,
+    head: str,
+    reader: GitReader | None = None,
+    meanwhile: Callable[[list[RawChange]], None] | None = None,
 ) -> tuple[FileChange, ...]:
-    """The parsed diff base..head without the files in big; stop() is asked as git writes (_Stopped)."""
-    excluded = [f":(top,exclude,literal){p}" for c in big for p in (c.path, c.old_path) if p]
-    args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
-    # Read as git writes it: the files already written are parsed while git diffs the next ones.
-    reading = DiffReader()
-
-    def feed(data: bytes) -> None:
-        if stop is not None and stop():
-            raise _Stopped
-        reading.feed(data)
-
-    try:
-        with paused():
-            diff = _git(top, *args, *(["--", *excluded] if excluded else []), output=feed)
-            return reading.finish(diff.stdout)
-    except DiffError as exc:
-        raise SourceError(str(exc)) from None
-
-
-def changed_files(top: Path, base: str, head: str, reader: GitReader | None = None) -> tuple[FileChange, ...]:
     """The diff base..head as FileChanges; a file over the size cap is listed without being diffed.
 
     `git diff --raw` and the blob sizes decide what is diffed: a PR adding a 50 MB file must not cost a
     50 MB diff parsed line by line (issue 10). Such files are left out of the patch by pathspec and
     marked patch_missing, so the review counts them as not reviewed. Many sizes are asked while git
     writes the diff: when they name a file over the cap, the diff is stopped and made again without it.
+    meanwhile(changes), when given, runs while git works.
     """
     reader = reader or GitReader(top)
     changes = raw_changes(top, base, head)
-    if _blob_count(changes) <= _FEW_SIZES:
+    # git works out the sizes and the diff in its own processes, writing to files (no thread of ours
+    # waits on a pipe, or on this one's hold of the interpreter), while this thread does what needs only
+    # the blob ids: parsing the head's test files takes about as long as git's diff.
+    shas = _blob_shas(changes)
+    sizing = None
+    if len(shas) <= _FEW_SIZES:
         big = _too_large(reader, changes, base, head)
-        files = _diff(top, base, head, big)
     else:
-        sizing = _Sizing(reader, changes, base, head)
-        unsized: tuple[FileChange, ...] | None = None
-        try:
-            unsized = _diff(top, base, head, [], stop=sizing.found_big)
-        except _Stopped:
-            pass
-        except SourceError:
-            sizing.result()  # a failure to size the blobs is the one to report
-            raise
-        big = sizing.result()
-        files = _diff(top, base, head, big) if big or unsized is None else unsized
+        big = []
+        sizing = _Background(top, ["cat-file", "--batch-check", "--buffer"], "".join(f"{s}\n" for s in shas))
+    diff = _Background(top, _diff_args(base, head, big))
+    try:
+        if meanwhile is not None:
+            with paused():
+                meanwhile(changes)
+        if sizing is not None:
+            big = _big_changes(
+                reader, changes, base, head, dict(zip(shas, _sizes(sizing.output(), shas), strict=True))
+            )
+            if big:
+                diff.stop()
+                diff = _Background(top, _diff_args(base, head, big))
+        text = diff.output()
+    finally:
+        diff.stop()
+        if sizing is not None:
+            sizing.stop()
+    try:
+        with paused():
+            files = parse_diff(text.decode("utf-8", "replace"))
+    except DiffError as exc:
+        raise SourceError(str(exc)) from None
+    return _with_unreviewed(files, changes, big)
+
+
+def _diff_args(base: str, head: str, big: list[RawChange]) -> list[str]:
+    excluded = [f":(top,exclude,literal){p}" for c in big for p in (c.path, c.old_path) if p]
+    args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
+    return [*args, *(["--", *excluded] if excluded else [])]
+
+
+def _with_unreviewed(
+    files: tuple[FileChange, ...], changes: list[RawChange], big: list[RawChange]
+) -> tuple[FileChange, ...]:
+    """files, with the changes left out of the diff for their size listed as not reviewed, in git's order."""
     if not big:
         return files
     order = {c.path: n for n, c in enumerate(changes)}
     listed = sorted([*files, *(_unreviewed(c) for c in big)], key=lambda f: order.get(f.path, len(order)))
     return tuple(listed)
+
+
+class _Background:
+    """A git command that writes to unnamed temporary files while this process does other work."""
+
+    def __init__(self, repo: Path, args: list[str], stdin: str | None = None) -> None:
+        self.args = args
+        self.deadline = time.monotonic() + _GIT_TIMEOUT
+        self.out = tempfile.TemporaryFile()
+        self.err = tempfile.TemporaryFile()
+        source = tempfile.TemporaryFile()
+        try:
+            if stdin is not None:
+                source.write(stdin.encode())
+                source.seek(0)
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                ["git", "-c", "core.quotepath=off", "--no-pager", *args],
+                cwd=repo,
+                stdin=source,
+                stdout=self.out,
+                stderr=self.err,
+            )
+        except FileNotFoundError:
+            self.stop()
+            raise SourceError("git is not installed or not on PATH") from None
+        finally:
+            source.close()
+
+    def output(self) -> bytes:
+        """What git printed, once it is done; SourceError as _git() says it when git fails or is late."""
+        if self.proc is None:
+            raise SourceError(f"git {self.args[0]} was stopped")
+        try:
+            code = self.proc.wait(timeout=max(0.0, self.deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise SourceError(f"git {self.args[0]} took longer than {_GIT_TIMEOUT}s") from None
+        self.out.seek(0)
+        self.err.seek(0)
+        out, err = self.out.read(), self.err.read()
+        self.stop()
+        if code != 0:
+            msg = err.decode("utf-8", "replace").strip().splitlines()
+            raise SourceError(f"git {self.args[0]} failed: {msg[-1] if msg else 'exit ' + str(code)}")
+        return out
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+        self.out.close()
+        self.err.close()
 
 
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
@@ -652,7 +681,8 @@ def load_changeset(
         raise _no_common_ancestor(top, base_ref, head)
     merge_base = proc.stdout.decode().strip()
     reader = GitReader(top)
-    files = changed_files(top, merge_base, head_sha, reader)
+    parsed: dict[str, tuple[str, object]] = {}
+    files = changed_files(top, merge_base, head_sha, reader, lambda c: parsed.update(_tests_ahead(reader, c)))
     info = pr or PullRequest()
     # The base ref only says where the diff starts (it may be a SHA or HEAD~3); which branch the PR will
     # target is known only when the caller says so (`bot check --base-branch`).
@@ -660,4 +690,30 @@ def load_changeset(
         info = info.model_copy(update={"head_ref": branch})
     if commits and not (info.title or info.body or info.commits):
         info = info.model_copy(update={"commits": commit_messages(top, merge_base, head_sha)})
-    return ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=reader)
+    changeset = ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=reader)
+    for path, (text, tree) in parsed.items():
+        changeset.prepare(head_sha, path, text, tree)
+    return changeset
+
+
+def _tests_ahead(reader: GitReader, changes: list[RawChange]) -> dict[str, tuple[str, object]]:
+    """The head's test files (as pytest collects them by default) that are checked out as they are at
+    head, read and parsed while git writes the diff: their text and tree, by path.
+
+    The rules would read and parse them next (rules.testfiles), with the same parser; a file that is
+    not checked out as it is at head, is no text, does not parse or is collected otherwise by the
+    repository's own settings is left to them.
+    """
+    out: dict[str, tuple[str, object]] = {}
+    for c in changes:
+        if c.status == "D" or c.new_mode not in ("100644", "100755") or collects(c.path) is None:
+            continue
+        data = reader.checked_out(c.path, c.new_sha)
+        if data is None:
+            continue
+        try:
+            text = decode_text(c.path, data)
+            out[c.path] = (text, parse_python(text, c.path))
+        except (UnreadableFile, PythonSyntaxError):
+            continue
+    return out

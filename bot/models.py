@@ -162,6 +162,8 @@ class ChangeSet(BaseModel):
     # Why a file cannot be read, kept so a second reader of it gets the reason without another read.
     _errors: dict[tuple[str, str], UnreadableFile] = PrivateAttr(default_factory=dict)
     _links: frozenset[str] | None = PrivateAttr(default=None)
+    # What a loader made of a text ahead of the rules (a parsed test file), by (rev, path): (text, value).
+    _prepared: dict[tuple[str, str], tuple[str, Any]] = PrivateAttr(default_factory=dict)
 
     def file(self, path: str) -> FileChange | None:
         return next((f for f in self.files if f.path == path), None)
@@ -188,6 +190,16 @@ class ChangeSet(BaseModel):
                 self._errors[key] = exc
                 raise
         return self._cache[key]
+
+    def prepare(self, rev: str, path: str, text: str, value: Any) -> None:
+        """Keep a file's text, read ahead, and what was made of it (see prepared)."""
+        self._cache.setdefault((rev, path), text)
+        self._prepared[(rev, path)] = (text, value)
+
+    def prepared(self, rev: str, path: str, text: str) -> Any:
+        """What prepare() kept for this very text of path at rev, handed over once; None if nothing."""
+        kept = self._prepared.pop((rev, path), None)
+        return kept[1] if kept is not None and kept[0] == text else None
 
     def _known(self, key: tuple[str, str]) -> bool:
         return key in self._cache or key in self._raw or key in self._errors

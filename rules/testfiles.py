@@ -169,7 +169,10 @@ def _docstring(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     if body and isinstance(body[0], ast.Expr):
         value = body[0].value
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            return inspect.cleandoc(value.value)
+            doc = value.value
+            if doc and "\n" not in doc and "\t" not in doc and not doc[0].isspace():
+                return doc  # one line with nothing to strip: what cleandoc returns, without its work
+            return inspect.cleandoc(doc)
     return None
 
 
@@ -242,13 +245,22 @@ class _Collector:
                     self.walk(handler.body, prefix, in_class)
 
 
-def parse_tests(path: str, text: str, added: frozenset[int], patterns: tuple[str, ...] = ()) -> TestFile:
-    """Test functions of one file's text; a file that does not parse gets an error, not an exception."""
+def parse_tests(
+    path: str,
+    text: str,
+    added: frozenset[int],
+    patterns: tuple[str, ...] = (),
+    tree: ast.Module | None = None,
+) -> TestFile:
+    """Test functions of one file's text; a file that does not parse gets an error, not an exception.
+
+    tree: parse_python(text, path), when the caller has it already.
+    """
     collected = collects(path, patterns)
     if collected is None:
         return TestFile(path=path, tests=(), text=text)
     try:
-        tree = parse_python(text, path)
+        tree = tree if tree is not None else parse_python(text, path)
     except PythonSyntaxError as exc:
         return TestFile(path=path, tests=(), error=exc.reason, error_line=exc.line)
     collector = _Collector(text.splitlines(), added, unittest_only=collected == "unittest")
@@ -268,7 +280,9 @@ def _parse_change(review: Review, f: FileChange) -> TestFile:
         return TestFile(path=f.path, tests=(), error=exc.reason)
     if text is None:
         return TestFile(path=f.path, tests=())
-    return parse_tests(f.path, text, f.added_lines, runner_patterns(review))
+    # The loader may have parsed it already, beside git's work (bot.local).
+    tree = review.changeset.prepared(review.changeset.head_sha, f.path, text)
+    return parse_tests(f.path, text, f.added_lines, runner_patterns(review), tree)
 
 
 def changed_test_files(review: Review) -> tuple[TestFile, ...]:

@@ -117,7 +117,14 @@ def _recording_git(monkeypatch):
         calls.append((args, len(proc.stdout)))
         return proc
 
+    class Background(bot.local._Background):
+        def output(self):
+            out = super().output()
+            calls.append((tuple(self.args), len(out)))
+            return out
+
     monkeypatch.setattr(bot.local, "_git", git)
+    monkeypatch.setattr(bot.local, "_Background", Background)
     return calls
 
 
@@ -188,10 +195,10 @@ def test_a_failure_to_size_the_blobs_is_reported_not_the_diff(make_repo, monkeyp
 
     monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)
 
-    def fail(self, shas):
+    def fail(output, shas):
         raise SourceError("git cat-file --batch-check did not answer every object")
 
-    monkeypatch.setattr(bot.local.GitReader, "sizes", fail)
+    monkeypatch.setattr(bot.local, "_sizes", fail)
     r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n"})
     with pytest.raises(SourceError, match="did not answer every object"):
         load_changeset(r.path, base="main", head="pr")
@@ -357,3 +364,48 @@ def test_a_work_tree_copy_that_is_not_the_blob_is_not_read(make_repo, edit):
     cs = load_changeset(r.path, base="main", head="pr")
     assert cs.head_text("tests/test_a.py") == text
     assert cs.reader._batch.started == 1
+
+
+def _findings(report):
+    return [(f.rule, f.path, f.line, f.message) for f in report.findings]
+
+
+def test_head_test_files_are_parsed_while_git_diffs_and_the_review_uses_them(make_repo, monkeypatch):
+    import rules.testfiles
+    from bot.engine import review
+
+    agents = "# Rules\n\n- No tautological tests.\n"
+    head = {
+        "tests/test_a.py": "def test_a():\n    x = 3\n    assert x == 3\n",
+        "tests/test_b.py": "def test_b():\n    assert f() == 2\n",
+        "tests/test_broken.py": "def test_c(:\n",
+        "src/app.py": "def f():\n    return 2\n",
+    }
+    r = make_repo({"AGENTS.md": agents}, head)
+    cs = load_changeset(r.path, base="main", head="pr")
+    # Parsed ahead: the checked-out test files that parse; the broken one and the module are left.
+    assert set(cs._prepared) == {(cs.head_sha, "tests/test_a.py"), (cs.head_sha, "tests/test_b.py")}
+    parsed: list[str] = []
+    real = rules.testfiles.parse_python
+    monkeypatch.setattr(
+        rules.testfiles, "parse_python", lambda text, path: parsed.append(path) or real(text, path)
+    )
+    ahead = review(cs)
+    assert parsed == ["tests/test_broken.py"]
+    # The same review with nothing parsed ahead.
+    again = load_changeset(r.path, base="main", head="pr")
+    again._prepared.clear()
+    assert _findings(review(again)) == _findings(ahead)
+    assert [f.rule for f in ahead.findings] == ["AGT002", "AGT002"]  # test_a, and the broken file's notice
+
+
+def test_a_test_file_edited_in_the_work_tree_is_parsed_from_its_blob(make_repo):
+    from bot.engine import review
+
+    agents = "# Rules\n\n- No tautological tests.\n"
+    r = make_repo({"AGENTS.md": agents}, {"tests/test_a.py": "def test_a():\n    x = 3\n    assert x == 3\n"})
+    (r.path / "tests" / "test_a.py").write_text("def test_a():\n    assert g() == 3\n")  # not committed
+    cs = load_changeset(r.path, base="main", head="pr")
+    assert not cs._prepared
+    (finding,) = review(cs).findings
+    assert finding.rule == "AGT002" and "re-checks the literal assigned to `x`" in finding.message
