@@ -10,7 +10,6 @@ the gate meets the full pattern, which then succeeds on its first attempt.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 _FLAGS = re.IGNORECASE
 
@@ -45,18 +44,32 @@ def split_top_level(pattern: str) -> list[str]:
     return [p for p in pieces if p]
 
 
-@dataclass(frozen=True)
 class Gated:
-    """A compiled pattern behind its linear gate; `search` answers as `re.Pattern.search` does."""
+    """A pattern behind its linear gate; `search` answers as `re.Pattern.search` does.
 
-    pattern: re.Pattern[str]
-    pieces: tuple[re.Pattern[str], ...]
+    The whole pattern is compiled when text first passes the gate: most never meets text that does, and
+    compiling every rule's patterns is a fixed cost of each run.
+    """
+
+    __slots__ = ("_compiled", "flags", "pieces", "source")
+
+    def __init__(self, source: str, pieces: tuple[re.Pattern[str], ...], flags: int = _FLAGS) -> None:
+        self.source = source
+        self.pieces = pieces
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
 
     @classmethod
     def compile(cls, source: str, flags: int = _FLAGS) -> Gated:
         pieces = split_top_level(source)
         gate = tuple(re.compile(p, flags) for p in pieces) if len(pieces) > 1 else ()
-        return cls(re.compile(source, flags), gate)
+        return cls(source, gate, flags)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, self.flags)
+        return self._compiled
 
     @property
     def groupindex(self):  # noqa: ANN201 - the same mapping re.Pattern offers

@@ -12,7 +12,6 @@ import configparser
 import fnmatch
 
 from bot import formats
-from bot.globs import posix_path
 
 # pytest's order: the first file holding a pytest section is the configuration.
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
@@ -58,13 +57,13 @@ def python_files(path: str, text: str) -> tuple[str, ...] | None:
 def collected_by(path: str, patterns: tuple[str, ...]) -> bool:
     """Whether pytest, configured with patterns, collects path: a pattern with a `/` matches the path (from
     the repository root, as pytest matches it against the file's path), one without matches the name."""
-    p = posix_path(path)
-    if p.suffix != ".py" or p.name == "conftest.py":
+    name = path.rpartition("/")[2]  # git's paths are normalised: the name PurePosixPath gives
+    if not patterns or not name.endswith(".py") or name in (".py", "conftest.py"):
         return False
     for pattern in patterns:
         if "/" in pattern:
             if fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, "*/" + pattern.lstrip("/")):
                 return True
-        elif fnmatch.fnmatchcase(p.name, pattern):
+        elif fnmatch.fnmatchcase(name, pattern):
             return True
     return False

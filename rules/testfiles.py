@@ -22,7 +22,6 @@ import inspect
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from bot.globs import posix_path
 from bot.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
 from rules.base import Context, Review
 from rules.pysyntax import PythonSyntaxError, parse_python, was_lowered
@@ -78,10 +77,12 @@ Touched = tuple[TestFile, TestFunction]
 def is_test_path(path: str, patterns: tuple[str, ...] = ()) -> bool:
     """Whether a file is test code (a test module or a helper under `tests/`), as opposed to product code;
     patterns: the repository's own pytest `python_files`."""
-    p = posix_path(path)
-    if p.suffix != ".py":
+    # git's paths are normalised ("a/b.py": no "//", "." or trailing "/"), so plain string cuts give the
+    # name and folders PurePosixPath gives, at a tenth of the cost for 3,000 new paths.
+    folders, _, name = path.rpartition("/")
+    if not name.endswith(".py") or name == ".py":
         return False
-    named = p.name.startswith("test_") or p.name.endswith("_test.py") or "tests" in p.parts[:-1]
+    named = name.startswith("test_") or name.endswith("_test.py") or "tests" in folders.split("/")
     return named or collected_by(path, patterns)
 
 
@@ -89,7 +90,7 @@ def is_test_path(path: str, patterns: tuple[str, ...] = ()) -> bool:
 def collects(path: str, patterns: tuple[str, ...] = ()) -> str | None:
     """What runners collect from a file: "all" (pytest and unittest), "unittest" (TestCase only) or None;
     patterns: the repository's own pytest `python_files`."""
-    name = posix_path(path).name
+    name = path.rpartition("/")[2]  # as in is_test_path
     if not name.endswith(".py") or name == "conftest.py":
         return None
     if name.startswith("test_") or name.endswith("_test.py") or collected_by(path, patterns):
