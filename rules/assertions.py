@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rules.literal_values import NAMES, Evaluator, Unknown, is_instance, unknown_call
+from rules.literal_values import NAMES, TYPE_NAMES, Evaluator, Unknown, is_instance, unknown_call
 from rules.testfiles import dotted
 
 _ASSERT_PREFIXES = ("assert", "check", "expect", "verify")
@@ -900,6 +900,34 @@ class _Shadowed:
         return name in self.local
 
 
+def _binds_no_literal(body: list[ast.stmt]) -> bool:
+    """Statements after which _recheck_block knows no literal: none binds a name to anything but a call
+    of an unknown function, and none is a `with` (whose body it reads too)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            return False
+        if (
+            isinstance(stmt, (ast.Assign, ast.AnnAssign))
+            and stmt.value is not None
+            and not unknown_call(stmt.value)
+        ):
+            return False
+    return True
+
+
+def _unknown_first(test: ast.expr) -> bool:
+    """A condition that, with no literal known, is neither constant_assert's nor fixed_check's: a
+    comparison whose first two operands differ (so it is no self-comparison) and whose left one, read
+    first, has no value the literals could give (a name that is no builtin type, a call of an unknown
+    function): `value == 3`, `compute(1) == 2`."""
+    if not isinstance(test, ast.Compare):
+        return False
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Name):
+        return left.id not in TYPE_NAMES and not (isinstance(right, ast.Name) and right.id == left.id)
+    return unknown_call(left)
+
+
 def _first_check_fails(fn: Function, source: str, rebound: frozenset[str]) -> bool:
     """Whether the test's first top-level `assert` or `raise` can fail and nothing could swallow it.
 
@@ -915,6 +943,8 @@ def _first_check_fails(fn: Function, source: str, rebound: frozenset[str]) -> bo
         if isinstance(stmt, ast.Raise):
             return True
         if isinstance(stmt, ast.Assert):
+            if _unknown_first(stmt.test) and _binds_no_literal(fn.body[:i]):
+                return True  # what the lines below conclude, read off the shapes alone
             shadowed = _Shadowed(rebound, fn)
             env = _recheck_block(fn.body[:i], {}, shadowed, {})
             if constant_assert(stmt, {}) is not None:

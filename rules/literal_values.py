@@ -28,6 +28,7 @@ _TYPES: dict[str, type] = {
     t.__name__: t for t in (list, tuple, set, frozenset, dict, str, int, float, bool, bytes, complex)
 }
 _TYPES["NoneType"] = type(None)
+TYPE_NAMES = frozenset(_TYPES)  # the names a value may read as a builtin type
 
 
 def _bounded(value: Any) -> Any:

@@ -59,6 +59,14 @@ SHORTCUT: list[tuple[str, str, bool]] = [
     ("builtin-bound-later", _test('assert len("ab") == 2\nlen = 3'), True),
     ("builtin-not-rebound", _test('assert len("ab") == 3'), True),
     ("skipped", "@pytest.mark.skip\ndef test_x():\n    assert compute() == 1\n", False),
+    # Shapes read off without the literals (_unknown_first): and the near misses they leave to the rest.
+    ("name-from-unknown-call", _test("r: int = compute(1)\nassert r == 2 == r"), True),
+    ("two-names", _test("a = compute()\nb = compute()\nassert a == b"), True),
+    ("type-name-left", _test("assert list == compute()"), True),
+    ("type-name-self", _test("assert list == list"), False),
+    ("literal-in-prefix", _test("x = 3\ny = compute()\nassert y == x"), True),
+    ("with-in-prefix", _test("with open(p) as f:\n    x = 3\nassert x == 3"), False),
+    ("builtin-call-left", _test('assert len("ab") == compute()'), True),
 ]
 
 
