@@ -275,6 +275,44 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
     return tuple(files)
 
 
+class DiffReader:
+    """parse_diff() of a diff fed in pieces as git writes it: whole files are read while git works on the
+    next ones. finish() gives what parse_diff() of the whole text gives.
+
+    Pieces are cut before a `diff --git ` line, and the one-pass reading holds nothing from one file to
+    the next, so reading each piece gives the files reading the whole gives; a piece it refuses sends the
+    whole text to parse_diff(). UTF-8 is decoded per piece, cut after a newline, as the whole would be.
+    """
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._files: list[FileChange] | None = []
+
+    def feed(self, data: bytes) -> None:
+        if self._files is None:
+            return
+        self._pending += data
+        cut = self._pending.rfind(b"\ndiff --git ")
+        if cut > 0:
+            self._read(self._pending[: cut + 1])
+            self._pending = self._pending[cut + 1 :]
+
+    def _read(self, piece: bytes) -> None:
+        got = _plain_files(piece.decode("utf-8", "replace"))
+        if got is None or self._files is None:
+            self._files = None
+        else:
+            self._files.extend(got)
+
+    def finish(self, whole: bytes) -> tuple[FileChange, ...]:
+        """The files of the diff; whole: everything fed (the caller holds it anyway: kept once)."""
+        if self._files is not None and self._pending.strip():
+            self._read(self._pending)
+        if self._files is not None:
+            return tuple(self._files)
+        return parse_diff(whole.decode("utf-8", "replace"))
+
+
 def parse_diff(text: str) -> tuple[FileChange, ...]:
     """Parse a git unified diff (as `git diff` prints it) into changed files."""
     if not text.strip():

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -15,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from bot import forked
 from bot.catfile import CatFile, CatFileError, ObjectInfo, parse_info
-from bot.diff import DiffError, parse_diff
+from bot.diff import DiffError, DiffReader, parse_diff
 from bot.gcpause import paused
 from bot.models import (
     MAX_TEXT_BYTES,
@@ -53,20 +56,24 @@ def _git(
     check: bool = True,
     env: dict[str, str] | None = None,
     stdin: bytes | None = None,
+    output: Callable[[bytes], None] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run git and wait for it."""
+    """Run git; output, when given, is handed what git prints as it prints it (stdout is kept too)."""
     # No pager, no external diff or textconv drivers: a repository's config must not run code.
     command = ["git", "-c", "core.quotepath=off", "--no-pager", *args]
     try:
-        proc = subprocess.run(
-            command,
-            cwd=repo,
-            input=stdin,
-            capture_output=True,
-            timeout=_GIT_TIMEOUT,
-            check=False,
-            env=env,
-        )
+        if output is None:
+            proc = subprocess.run(
+                command,
+                cwd=repo,
+                input=stdin,
+                capture_output=True,
+                timeout=_GIT_TIMEOUT,
+                check=False,
+                env=env,
+            )
+        else:
+            proc = _streamed(command, repo, env, output)
     except FileNotFoundError:
         raise SourceError("git is not installed or not on PATH") from None
     except subprocess.TimeoutExpired:
@@ -75,6 +82,43 @@ def _git(
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise SourceError(f"git {args[0]} failed: {msg[-1] if msg else 'exit ' + str(proc.returncode)}")
     return proc
+
+
+def _streamed(
+    command: list[str], repo: Path, env: dict[str, str] | None, output: Callable[[bytes], None]
+) -> subprocess.CompletedProcess[bytes]:
+    """subprocess.run() of command, with its stdout handed to output piece by piece as git writes it."""
+    proc = subprocess.Popen(command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.stdout, proc.stderr
+    assert out is not None and err is not None
+    errors: list[bytes] = []
+    # stderr in a thread: git must never wait on a full stderr pipe while this one reads stdout.
+    drain = threading.Thread(target=lambda: errors.append(err.read()), daemon=True)
+    drain.start()
+    late = threading.Event()
+
+    def stop() -> None:
+        late.set()
+        proc.kill()
+
+    watchdog = threading.Timer(_GIT_TIMEOUT, stop)
+    watchdog.start()
+    parts: list[bytes] = []
+    try:
+        while data := os.read(out.fileno(), 1 << 18):  # what the pipe holds, as soon as it holds some
+            parts.append(data)
+            output(data)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None and sys.exc_info()[0] is not None:
+            proc.kill()
+        proc.wait()
+        drain.join()
+        out.close()
+        err.close()
+    if late.is_set():
+        raise subprocess.TimeoutExpired(command, _GIT_TIMEOUT)
+    return subprocess.CompletedProcess(command, proc.returncode, b"".join(parts), b"".join(errors))
 
 
 @dataclass
@@ -436,6 +480,9 @@ def raw_changes(top: Path, base: str, head: str) -> list[RawChange]:
 # Up to this many blob sizes are asked of the long-lived process one by one; more, of a one-shot
 # `--batch-check --buffer` run, which answers them in blocks.
 _FEW_SIZES = 256
+# The diff is parsed in a forked child only past this many changed blobs: for a small diff, making the
+# child costs more than the parsing it takes away.
+_FORK_PAST = 256
 
 
 def _blob_shas(changes: list[RawChange]) -> list[str]:
@@ -516,9 +563,10 @@ def changed_files(
     """
     reader = reader or GitReader(top)
     changes = raw_changes(top, base, head)
-    # git works out the sizes and the diff in its own processes, writing to files (no thread of ours
-    # waits on a pipe, or on this one's hold of the interpreter), while this thread does what needs only
-    # the blob ids: parsing the head's test files takes about as long as git's diff.
+    # git works out the sizes and the diff in its own processes while this process does what needs only
+    # the blob ids (meanwhile: parsing the head's test files takes about as long as git's diff). For a
+    # large diff, where fork() is safe, a child runs `git diff` and parses it beside that; otherwise git
+    # writes the diff to a file (no thread of ours waits on a pipe), parsed after.
     shas = _blob_shas(changes)
     sizing = None
     if len(shas) <= _FEW_SIZES:
@@ -526,7 +574,10 @@ def changed_files(
     else:
         big = []
         sizing = _Background(top, ["cat-file", "--batch-check", "--buffer"], "".join(f"{s}\n" for s in shas))
-    diff = _Background(top, _diff_args(base, head, big))
+    parsing = None
+    if len(shas) > _FORK_PAST and forked.can_fork():
+        parsing = forked.start(functools.partial(_diff_files, top, base, head, big))
+    diff = None if parsing is not None else _Background(top, _diff_args(base, head, big))
     try:
         if meanwhile is not None:
             with paused():
@@ -535,20 +586,46 @@ def changed_files(
             big = _big_changes(
                 reader, changes, base, head, dict(zip(shas, _sizes(sizing.output(), shas), strict=True))
             )
-            if big:
-                diff.stop()
-                diff = _Background(top, _diff_args(base, head, big))
-        text = diff.output()
+            if big:  # what git diffs so far is of no use: diff again without the files over the cap
+                if parsing is not None:
+                    parsing.cancel()
+                if diff is not None:
+                    diff.stop()
+                parsing = diff = None
+        if parsing is not None:
+            files = parsing.result()
+        elif diff is not None:
+            files = _parse(diff.output())
+        else:
+            files = _diff_files(top, base, head, big)
     finally:
-        diff.stop()
+        if parsing is not None:
+            parsing.cancel()
+        if diff is not None:
+            diff.stop()
         if sizing is not None:
             sizing.stop()
+    return _with_unreviewed(files, changes, big)
+
+
+def _diff_files(top: Path, base: str, head: str, big: list[RawChange]) -> tuple[FileChange, ...]:
+    """The parsed diff base..head without the files in big, read as git writes it: the files already
+    written are parsed while git diffs the next ones."""
+    reading = DiffReader()
     try:
         with paused():
-            files = parse_diff(text.decode("utf-8", "replace"))
+            diff = _git(top, *_diff_args(base, head, big), output=reading.feed)
+            return reading.finish(diff.stdout)
     except DiffError as exc:
         raise SourceError(str(exc)) from None
-    return _with_unreviewed(files, changes, big)
+
+
+def _parse(diff: bytes) -> tuple[FileChange, ...]:
+    try:
+        with paused():
+            return parse_diff(diff.decode("utf-8", "replace"))
+    except DiffError as exc:
+        raise SourceError(str(exc)) from None
 
 
 def _diff_args(base: str, head: str, big: list[RawChange]) -> list[str]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import random
 
 import pytest
 
 import bot.diff
-from bot.diff import DiffError, parse_diff
+from bot.diff import DiffError, DiffReader, parse_diff
 from tests.conftest import GitRepo
 
 
@@ -117,6 +118,64 @@ def test_text_git_would_not_print_goes_to_unidiff(text, monkeypatch):
     except DiffError as exc:
         got = ("error", str(exc))
     assert got == _by_unidiff(text, monkeypatch)
+
+
+def _fed(text: str, cuts: list[int]) -> object:
+    data = text.encode()
+    reader = DiffReader()
+    for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
+        reader.feed(data[start:end])
+    try:
+        return reader.finish(data)
+    except DiffError as exc:
+        return ("error", str(exc))
+
+
+def _whole(text: str) -> object:
+    try:
+        return parse_diff(text)
+    except DiffError as exc:
+        return ("error", str(exc))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_diff_read_in_pieces_reads_as_the_whole(tmp_path, seed):
+    """Pieces cut anywhere (inside a line, inside a UTF-8 character) give what the whole text gives."""
+    rng = random.Random(seed)
+    base = {f"m{i}.py": LINES for i in range(6)} | {"gone.py": "x\n", "bin.dat": b"\x00"}
+    head = {f"m{i}.py": LINES.replace(f"line {i}\n", f"línea {i} ü\n") for i in range(6)}
+    head |= {"new.py": "nuevo ñ\n", "gone.py": None}
+    if seed % 2:
+        head["bin.dat"] = b"\x00\x01"  # a binary file among the pieces
+    text = _change(tmp_path, base, head, None)
+    data = text.encode()
+    for _ in range(5):
+        cuts = sorted(rng.sample(range(1, len(data)), rng.randint(1, 40)))
+        assert _fed(text, cuts) == _whole(text)
+    assert _fed(text, list(range(1, len(data)))) == _whole(text)  # one byte at a time
+
+
+@pytest.mark.parametrize("text", [c[1] for c in BROKEN], ids=[c[0] for c in BROKEN])
+def test_broken_text_read_in_pieces_fails_as_the_whole(text):
+    joined = text + text.replace("a.py", "b.py")
+    for cut in range(1, len(joined), 7):
+        assert _fed(joined, [cut]) == _whole(joined)
+
+
+def test_git_output_handed_over_as_written_and_failures_as_before(tmp_path):
+    from bot.local import SourceError, _git
+
+    repo = GitRepo(tmp_path / "r")
+    repo.commit({"a.py": LINES}, "base")
+    repo.commit({"a.py": LINES + "more\n"}, "head")
+    pieces: list[bytes] = []
+    proc = _git(repo.path, "diff", "HEAD~1", "HEAD", output=pieces.append)
+    assert pieces and b"".join(pieces) == proc.stdout == _git(repo.path, "diff", "HEAD~1", "HEAD").stdout
+    with pytest.raises(SourceError) as plain:
+        _git(repo.path, "diff", "nope", "HEAD")
+    with pytest.raises(SourceError) as streamed:
+        _git(repo.path, "diff", "nope", "HEAD", output=pieces.append)
+    assert str(streamed.value) == str(plain.value) and str(plain.value).startswith("git diff failed: ")
 
 
 def test_git_in_the_background_prints_and_fails_as_git_run_in_front(tmp_path):

@@ -106,8 +106,13 @@ def test_read_many_skips_a_tree_before_other_paths(make_repo):
 
 
 def _recording_git(monkeypatch):
-    """Every git command load_changeset runs, with how many bytes it printed."""
+    """Every git command load_changeset runs, with how many bytes it printed. The diff is made in this
+    process, not in a forked child (whose commands would be recorded there): with the same arguments,
+    and the same files either way (test_forked.py)."""
+    import bot.forked
     import bot.local
+
+    monkeypatch.setattr(bot.forked, "can_fork", lambda: False)
 
     calls: list[tuple[tuple[str, ...], int]] = []
     real = bot.local._git

@@ -1,0 +1,116 @@
+"""Work done in a forked child gives the value it gives in the parent, whatever happens to the child."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from bot import forked
+
+pytestmark = pytest.mark.skipif(not forked.can_fork(), reason="fork() is used on Linux only")
+
+
+def test_the_value_comes_from_a_child():
+    parent = os.getpid()
+    pending = forked.start(lambda: (os.getpid(), list(range(5))))
+    pid, value = pending.result()
+    assert pending.used_child and pid != parent and value == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("how", ["raises", "exits", "unpicklable"])
+def test_a_failing_child_leaves_the_work_to_the_parent(how):
+    parent = os.getpid()
+
+    def work():
+        if os.getpid() != parent:
+            if how == "raises":
+                raise RuntimeError("only in the child")
+            if how == "exits":
+                os._exit(3)
+            return lambda: None  # a lambda does not pickle
+        return "done here"
+
+    pending = forked.start(work)
+    assert pending.result() == "done here" and not pending.used_child
+
+
+def test_a_late_child_is_stopped_and_the_work_done_here():
+    parent = os.getpid()
+
+    def work():
+        if os.getpid() != parent:
+            time.sleep(30)
+        return "done here"
+
+    pending = forked.start(work)
+    pid = pending.pid
+    started = time.monotonic()
+    assert pending.result(timeout=0.3) == "done here" and not pending.used_child
+    assert time.monotonic() - started < 5
+    with pytest.raises(ChildProcessError):  # stopped and reaped: no process left behind
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_cancelled_child_is_stopped_and_reaped():
+    pending = forked.start(lambda: time.sleep(30))
+    pid = pending.pid
+    pending.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_without_fork_the_work_runs_in_the_parent(monkeypatch):
+    monkeypatch.setattr(forked, "can_fork", lambda: False)
+    parent = os.getpid()
+    pending = forked.start(os.getpid)
+    assert pending.pid is None and pending.result() == parent and not pending.used_child
+
+
+def test_a_change_set_is_the_same_with_or_without_the_child(make_repo, monkeypatch):
+    import bot.local
+    from bot.local import load_changeset
+
+    monkeypatch.setattr(bot.local, "_FORK_PAST", 0)  # a child even for this small diff
+
+    base = {f"src/m{i}.py": f"x = {i}\n" for i in range(5)} | {"tests/test_a.py": "def test_a():\n    pass\n"}
+    head = {f"src/m{i}.py": f"x = {i + 1}\ny = 2\n" for i in range(5)}
+    head |= {"tests/test_a.py": "def test_a():\n    assert f() == 1\n", "img.bin": b"\x00\x01"}
+    r = make_repo(base, head)
+    children: list[bool] = []
+    result = forked.Pending.result
+
+    def counted(self, *args, **kw):
+        value = result(self, *args, **kw)
+        children.append(self.used_child)
+        return value
+
+    monkeypatch.setattr(forked.Pending, "result", counted)
+    with_child = load_changeset(r.path, base="main", head="pr")
+    assert children == [True]
+    monkeypatch.setattr(forked, "can_fork", lambda: False)
+    without = load_changeset(r.path, base="main", head="pr")
+    assert with_child.files == without.files and len(without.files) == 7
+
+
+def test_a_child_diffing_a_file_over_the_cap_is_stopped_and_the_diff_made_without_it(make_repo, monkeypatch):
+    import bot.local
+    from bot.local import load_changeset
+    from bot.models import MAX_TEXT_BYTES
+
+    big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
+    r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "big.txt": big, "b.py": "b = 1\n"})
+    monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)  # sizes asked beside the diff, not before it
+    monkeypatch.setattr(bot.local, "_FORK_PAST", 0)
+    cancelled: list[int | None] = []
+    cancel = forked.Pending.cancel
+    monkeypatch.setattr(forked.Pending, "cancel", lambda self: cancelled.append(self.pid) or cancel(self))
+    cs = load_changeset(r.path, base="main", head="pr")
+    assert cancelled and cancelled[0] is not None  # the child diffing big.txt was stopped
+    assert [(f.path, f.patch_missing) for f in cs.files] == [
+        ("a.py", False),
+        ("b.py", False),
+        ("big.txt", True),
+    ]
+    assert cs.reader.bytes_read < len(big)
