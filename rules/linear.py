@@ -47,23 +47,24 @@ def split_top_level(pattern: str) -> list[str]:
 class Gated:
     """A pattern behind its linear gate; `search` answers as `re.Pattern.search` does.
 
-    The whole pattern is compiled when text first passes the gate: most never meets text that does, and
-    compiling every rule's patterns is a fixed cost of each run.
+    Each piece of the gate, and the whole pattern, is compiled when a search first needs it: most
+    pieces after the first, and most whole patterns, never meet text that gets that far, and compiling
+    every rule's patterns up front is a fixed cost of each run.
     """
 
-    __slots__ = ("_compiled", "flags", "pieces", "source")
+    __slots__ = ("_compiled", "_pieces", "flags", "piece_sources", "source")
 
-    def __init__(self, source: str, pieces: tuple[re.Pattern[str], ...], flags: int = _FLAGS) -> None:
+    def __init__(self, source: str, piece_sources: tuple[str, ...], flags: int = _FLAGS) -> None:
         self.source = source
-        self.pieces = pieces
+        self.piece_sources = piece_sources
         self.flags = flags
+        self._pieces: list[re.Pattern[str] | None] = [None] * len(piece_sources)
         self._compiled: re.Pattern[str] | None = None
 
     @classmethod
     def compile(cls, source: str, flags: int = _FLAGS) -> Gated:
         pieces = split_top_level(source)
-        gate = tuple(re.compile(p, flags) for p in pieces) if len(pieces) > 1 else ()
-        return cls(source, gate, flags)
+        return cls(source, tuple(pieces) if len(pieces) > 1 else (), flags)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -72,13 +73,23 @@ class Gated:
         return self._compiled
 
     @property
+    def pieces(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(self._piece(i) for i in range(len(self.piece_sources)))
+
+    def _piece(self, i: int) -> re.Pattern[str]:
+        piece = self._pieces[i]
+        if piece is None:
+            piece = self._pieces[i] = re.compile(self.piece_sources[i], self.flags)
+        return piece
+
+    @property
     def groupindex(self):  # noqa: ANN201 - the same mapping re.Pattern offers
         return self.pattern.groupindex
 
     def search(self, text: str) -> re.Match[str] | None:
         pos = 0
-        for piece in self.pieces:
-            m = piece.search(text, pos)
+        for i in range(len(self.piece_sources)):
+            m = self._piece(i).search(text, pos)
             if m is None:
                 return None
             pos = m.end()

@@ -202,35 +202,39 @@ class _Collector:
         self.same = same or {}
 
     def test(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, docs: tuple[str, ...]) -> None:
-        known = self.same.get(id(node))
-        if known is not None and known.qualname == f"{prefix}{node.name}" and known.scope_docs == docs:
-            self.found.append(known)
-            return
-        end = node.end_lineno or node.lineno
-        first = (
-            min(node.lineno, *(d.lineno for d in node.decorator_list)) if node.decorator_list else node.lineno
-        )
+        qualname = f"{prefix}{node.name}"
+        if self.same:
+            known = self.same.get(id(node))
+            if known is not None and known.qualname == qualname and known.scope_docs == docs:
+                self.found.append(known)
+                return
+        line = node.lineno
+        end = node.end_lineno or line
+        decorators = node.decorator_list
+        first = min(line, *(d.lineno for d in decorators)) if decorators else line
+        added = self.added
+        # In field order, not by keyword: matching keywords cost a third of collecting 10,000 tests.
         self.found.append(
             TestFunction(
-                name=node.name,
-                qualname=f"{prefix}{node.name}",
-                line=node.lineno,
-                end_line=end,
-                docstring=_docstring(node),
-                added=node.lineno in self.added,
+                node.name,
+                qualname,
+                line,
+                end,
+                _docstring(node),
+                line in added,
                 # Decorators belong to the test: a new @pytest.mark.parametrize line changes it.
-                changed=not self.added.isdisjoint(range(first, end + 1)),
-                start_line=_leading_comments(self.lines, first),
-                decorators=tuple(dotted(d) for d in node.decorator_list),
-                scope_docs=docs,
-                node=node,
+                bool(added) and not added.isdisjoint(range(first, end + 1)),
+                _leading_comments(self.lines, first),
+                tuple(map(dotted, decorators)) if decorators else (),
+                docs,
+                node,
             )
         )
 
     def walk(self, body: list[ast.stmt], prefix: str, in_class: bool, docs: tuple[str, ...] = ()) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if not node.name.startswith("test") or _is_fixture(node):
+                if not node.name.startswith("test") or (node.decorator_list and _is_fixture(node)):
                     continue
                 if in_class or not (prefix or self.unittest_only):
                     self.test(node, prefix, docs)
@@ -321,7 +325,8 @@ def base_test_file(review: Review, f: FileChange) -> TestFile | None:
 
 def _span(stmt: ast.stmt) -> range:
     """The lines of a statement, its decorators included."""
-    first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+    decorators = getattr(stmt, "decorator_list", None)
+    first = min(stmt.lineno, *(d.lineno for d in decorators)) if decorators else stmt.lineno
     return range(first, (stmt.end_lineno or stmt.lineno) + 1)
 
 
