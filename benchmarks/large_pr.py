@@ -50,14 +50,20 @@ t0 = time.perf_counter()
 from bot.engine import review
 from bot.local import load_changeset
 from bot.render import render_comment
+def cpu():
+    who = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    return sum(r.ru_utime + r.ru_stime for r in map(resource.getrusage, who))
 t1 = time.perf_counter()
+c1 = cpu()
 changeset = load_changeset(sys.argv[1], base="main", head="pr")
 report = review(changeset)
 text = render_comment(report)
 t2 = time.perf_counter()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 cov = report.coverage
-print(t1 - t0, t2 - t1, rss, len(report.findings), cov.files_changed, cov.files_reviewed)
+used = cpu() - c1
+print(t1 - t0, t2 - t1, rss, children, used, len(report.findings), cov.files_changed, cov.files_reviewed)
 """
 
 PROFILE_CHILD = """
@@ -150,8 +156,9 @@ def floor(repo: Path) -> tuple[float, int]:
     return time.perf_counter() - t0, diff.count(b"\n")
 
 
-def bot(repo: Path, root: Path) -> tuple[float, float, float, str]:
-    """(import seconds, review seconds, peak RSS MiB, summary) of one fresh-interpreter run."""
+def bot(repo: Path, root: Path) -> tuple[float, float, float, float, float, str]:
+    """(import seconds, review seconds, peak RSS MiB, largest child's peak RSS MiB, CPU seconds of the
+    review in the process and its children, summary) of one fresh-interpreter run."""
     env = {**ENV, "PYTHONPATH": str(root)}
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, str(repo)],
@@ -161,11 +168,13 @@ def bot(repo: Path, root: Path) -> tuple[float, float, float, str]:
         capture_output=True,
         text=True,
     )
-    imports, seconds, rss, findings, changed, reviewed = proc.stdout.split()
+    imports, seconds, rss, children, cpu, findings, changed, reviewed = proc.stdout.split()
     return (
         float(imports),
         float(seconds),
         float(rss),
+        float(children),
+        float(cpu),
         f"{findings} findings, {reviewed}/{changed} files reviewed",
     )
 
@@ -190,16 +199,18 @@ def main() -> int:
                 [sys.executable, "-c", PROFILE_CHILD, str(repo), str(out)], env=env, cwd=repo, check=True
             )
             return 0
-        floors, bots, rss, imports = [], [], [], []
+        floors, bots, rss, child_rss, cpus, imports = [], [], [], [], [], []
         summary = ""
         lines = 0
-        for _ in range(args.repeat):
+        for _ in range(args.repeat):  # one after the other: a busy spell of the machine hits both
             seconds, lines = floor(repo)
             floors.append(seconds)
-            imp, seconds, peak, summary = bot(repo, args.root)
+            imp, seconds, peak, child_peak, cpu, summary = bot(repo, args.root)
             bots.append(seconds)
             imports.append(imp)
             rss.append(peak)
+            child_rss.append(child_peak)
+            cpus.append(cpu)
     f, b = statistics.median(floors), statistics.median(bots)
     print(
         f"PR: {args.tests + args.sources} files ({args.tests} test files x {args.new_tests} new tests), "
@@ -211,7 +222,15 @@ def main() -> int:
         f"imports {statistics.median(imports):.2f} s"
     )
     print(f"ratio bot / floor: {b / f:.2f}  (goal <= 1.5)")
-    print(f"peak memory (max RSS) of the bot's process: {max(rss):.0f} MiB")
+    runs = sorted(x / y for x, y in zip(bots, floors, strict=True))
+    print(f"ratio of each run to its own floor: {', '.join(f'{r:.2f}' for r in runs)}")
+    print(
+        f"CPU time of the review (the bot's process and its children): median {statistics.median(cpus):.2f} s"
+    )
+    print(
+        f"peak memory (max RSS) of the bot's process: {max(rss):.0f} MiB; "
+        f"of its largest child (git, or the forked diff parser): {max(child_rss):.0f} MiB"
+    )
     print(f"report: {summary}; {args.repeat} runs; bot from {args.root}; {os.cpu_count()} cores")
     return 0
 
