@@ -758,15 +758,25 @@ def load_changeset(
         raise _no_common_ancestor(top, base_ref, head)
     merge_base = proc.stdout.decode().strip()
     reader = GitReader(top)
-    parsed: dict[str, tuple[str, object]] = {}
-    files = changed_files(top, merge_base, head_sha, reader, lambda c: parsed.update(_tests_ahead(reader, c)))
     info = pr or PullRequest()
+    messages = commits and not (info.title or info.body or info.commits)
+    parsed: dict[str, tuple[str, object]] = {}
+    logged: list[tuple[str, ...]] = []
+
+    def meanwhile(changes: list[RawChange]) -> None:
+        parsed.update(_tests_ahead(reader, changes))
+        # Work that needs no diff, done while git diffs: the review lists the base tree for its policy.
+        reader.list_paths(merge_base)
+        if messages:
+            logged.append(commit_messages(top, merge_base, head_sha))
+
+    files = changed_files(top, merge_base, head_sha, reader, meanwhile)
     # The base ref only says where the diff starts (it may be a SHA or HEAD~3); which branch the PR will
     # target is known only when the caller says so (`bot check --base-branch`).
     if info.head_ref is None:
         info = info.model_copy(update={"head_ref": branch})
-    if commits and not (info.title or info.body or info.commits):
-        info = info.model_copy(update={"commits": commit_messages(top, merge_base, head_sha)})
+    if logged:
+        info = info.model_copy(update={"commits": logged[0]})
     changeset = ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=reader)
     for path, (text, tree) in parsed.items():
         changeset.prepare(head_sha, path, text, tree)
