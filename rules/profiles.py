@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from bot import formats, globs
-from bot.models import ChangeSet, ProfileMath, StepValues, UnreadableFile
+from bot.models import ChangeSet, FileStatus, ProfileMath, StepValues, UnreadableFile
 from bot.plain_errors import describe
 from rules.base import Review
 from rules.pairing import Pair, file_pairs
@@ -418,10 +418,32 @@ def profile_searches(review: Review) -> tuple[tuple[str, list[str], tuple[str, .
     cs = review.changeset
     words = review.config.profiles.python_variables
     python = [pair for pair, kind in _kinds(review) if kind == PYTHON]
+    within = _base_within_head(review)
     return (
-        (cs.base_sha, [p.base for p in python if p.base], words),
+        (
+            cs.base_sha,
+            [p.base for p in python if p.base and not (p.base == p.head and p.base in within)],
+            words,
+        ),
         (cs.head_sha, [p.head for p in python if p.head], words),
     )
+
+
+def _base_within_head(review: Review) -> frozenset[str]:
+    """Changed files every line of whose base is a line of their head: modified in place, diffed in full,
+    no line removed. A search line by line (`git grep -F`) finds a word at base in them only if it finds it
+    at head, so their base is searched only where their head holds a word (memoised)."""
+
+    def build() -> frozenset[str]:
+        return frozenset(
+            f.path
+            for f in review.changeset.files
+            if f.status is FileStatus.MODIFIED
+            and not (f.old_path or f.binary or f.patch_missing or f.symlink)
+            and not any(h.removed for h in f.hunks)
+        )
+
+    return review.memo("profiles.base_within_head", build)
 
 
 def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
@@ -436,8 +458,11 @@ def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
         cs = review.changeset
         kinds = _kinds(review)
         (base_sha, base_paths, words), (head_sha, head_paths, _) = profile_searches(review)
-        base_holders = cs.mentioning(base_sha, base_paths, words)
         head_holders = cs.mentioning(head_sha, head_paths, words)
+        base_holders = cs.mentioning(base_sha, base_paths, words)
+        # The files whose base lies within their head: searched at base only where their head holds a word.
+        within = _base_within_head(review)
+        base_holders |= cs.mentioning(base_sha, [p for p in head_holders if p in within], words)
         for side, holders in ((cs.base_sha, base_holders), (cs.head_sha, head_holders)):
             cs.prefetch(side, holders)
         for pair, kind in kinds:

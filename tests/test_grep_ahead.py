@@ -88,3 +88,40 @@ def test_a_review_searches_once_per_side_and_finds_the_profiles(make_repo, monke
     report = review(cs)
     assert [g[-1] for g in greps] == ["thread", "thread"]  # base and head, started before the rules ran
     assert {(p.path, p.name) for p in report.profiles} == {("train.py", "run"), ("gone.py", "run")}
+
+
+def test_a_base_that_lies_within_its_head_is_searched_only_where_the_head_holds_a_word(
+    make_repo, monkeypatch
+):
+    import rules.profiles
+    from bot.engine import review
+
+    grown = "def f():\n    return 1\n"
+    base = {"grown.py": grown, "gains.py": grown, "loses.py": HOLDER + grown, "kept.py": HOLDER + grown}
+    head = {
+        "grown.py": grown + "\n\ndef g():\n    return 2\n",  # lines added only, no word: base not searched
+        "gains.py": HOLDER + grown,  # the word added: its base is searched (and holds nothing)
+        "loses.py": grown,  # lines removed: searched at base as before
+        "kept.py": HOLDER + grown + "x = 1\n",  # the word at both sides, outside the change
+    }
+    r = make_repo(base, head)
+    searched: list[tuple[str, tuple[str, ...]]] = []
+    real = GitReader.grep
+
+    def grep(self, rev, paths, words):
+        searched.append((rev, tuple(sorted(paths))))
+        return real(self, rev, paths, words)
+
+    monkeypatch.setattr(GitReader, "grep", grep)
+    cs = load_changeset(r.path, base="main", head="pr")
+    narrowed = review(cs)
+    at_base = {p for rev, paths in searched if rev == cs.base_sha for p in paths}
+    assert at_base == {"loses.py", "gains.py", "kept.py"}
+    # The same table as with every base searched.
+    monkeypatch.setattr(rules.profiles, "_base_within_head", lambda review: frozenset())
+    full = review(load_changeset(r.path, base="main", head="pr"))
+    assert narrowed.profiles == full.profiles
+    assert {(p.path, p.base is not None, p.head is not None) for p in narrowed.profiles} == {
+        ("gains.py", False, True),
+        ("loses.py", True, False),
+    }  # kept.py's profile did not change
