@@ -157,19 +157,6 @@ class GitReader:
         """Type and size of objects named `<rev>:<path>` or by SHA, without reading them."""
         return self._check.info(names)
 
-    def sizes(self, shas: list[str]) -> list[ObjectInfo | None]:
-        """Type and size of many objects named by id, from one `git cat-file --batch-check --buffer`.
-
-        git then writes its answers in blocks; the long-lived process must answer each name at once (the
-        next request may depend on it), one write and one wake-up here per object.
-        """
-        if not shas:
-            return []
-        out = _git(
-            self.repo, "cat-file", "--batch-check", "--buffer", stdin="".join(f"{s}\n" for s in shas).encode()
-        )
-        return _sizes(out.stdout, shas)
-
     def remember(self, rev: str, path: str, info: ObjectInfo | None) -> None:
         """What is at rev:path, known already (from `git diff --raw`): looking a path up costs a tree walk."""
         self._known[(rev, path)] = info
@@ -494,19 +481,16 @@ def _blob_count(changes: list[RawChange]) -> int:
 
 
 def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str) -> list[RawChange]:
-    """Changes with a side over the size cap, found from blob sizes alone (nothing is read).
+    """Changes with a side over the size cap, found from blob sizes alone (nothing is read), asked of the
+    long-lived `--batch-check` the reads use anyway (for a few blobs: many are asked in the background).
 
     The reader keeps what it learns of both sides of every changed file for the reads that follow.
     """
     shas = _blob_shas(changes)
-    if len(shas) <= _FEW_SIZES:
-        # Few: the long-lived `--batch-check` the reads use anyway answers them, one process fewer.
-        try:
-            sizes = dict(zip(shas, reader.info(shas), strict=True))
-        except CatFileError as exc:
-            raise SourceError(str(exc)) from None
-    else:
-        sizes = dict(zip(shas, reader.sizes(shas), strict=True))
+    try:
+        sizes = dict(zip(shas, reader.info(shas), strict=True))
+    except CatFileError as exc:
+        raise SourceError(str(exc)) from None
     return _big_changes(reader, changes, base, head, sizes)
 
 

@@ -322,16 +322,18 @@ def test_one_rev_parse_finds_the_repository_and_both_commits(make_repo, monkeypa
 
 
 def test_many_sizes_from_one_buffered_run_match_the_long_lived_answers(make_repo):
-    """Past 256 blobs the sizes come from a one-shot `--batch-check --buffer`: the same answers."""
-    from bot.local import GitReader
+    """Past 256 blobs the sizes come from a one-shot `--batch-check --buffer` in the background: the same
+    answers."""
+    from bot.local import GitReader, _Background, _sizes
 
     r = make_repo({"a.py": "a = 1\n", "b.txt": "bb\n" * 10}, {"a.py": "a = 22\n"})
     shas = [
         r.git("rev-parse", f"{rev}:{path}").strip() for rev in ("main", "pr") for path in ("a.py", "b.txt")
     ]
-    reader = GitReader(r.path)
-    assert reader.sizes(shas) == reader.info(shas)
-    assert [i.size for i in reader.sizes(shas)] == [6, 30, 7, 30]
+    asked = _Background(r.path, ["cat-file", "--batch-check", "--buffer"], "".join(f"{s}\n" for s in shas))
+    buffered = _sizes(asked.output(), shas)
+    assert buffered == GitReader(r.path).info(shas)
+    assert [i.size for i in buffered if i] == [6, 30, 7, 30]
 
 
 def test_a_checked_out_file_that_is_the_blob_is_read_from_the_work_tree(make_repo):
