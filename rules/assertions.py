@@ -493,14 +493,46 @@ class Scope:
     """The module around a test: its functions, classes and imports, to follow calls into helpers."""
 
     def __init__(self, module: ast.Module | None) -> None:
-        self.functions: dict[str, Function] = {}
-        self.classes: dict[str, ast.ClassDef] = {}
-        self.imports: dict[str, bool] = {}  # local name -> comes from a test-helper module
-        self.rebound: frozenset[str] = frozenset()  # builtins the module rebinds (`def list(): ...`)
-        if module is not None:
-            self._collect(module.body)
-            top = set().union(*(_top_names(stmt) for stmt in module.body))
-            self.rebound = NAMES & (top | set(self.functions) | set(self.classes))
+        # Read when first asked: most tests are settled by their first check without it.
+        self.module = module
+        self._built = False
+        self._functions: dict[str, Function] = {}
+        self._classes: dict[str, ast.ClassDef] = {}
+        self._imports: dict[str, bool] = {}
+        self._rebound: frozenset[str] = frozenset()
+
+    def _build(self) -> None:
+        self._built = True
+        if self.module is not None:
+            self._collect(self.module.body)
+            top = set().union(*(_top_names(stmt) for stmt in self.module.body))
+            self._rebound = NAMES & (top | set(self._functions) | set(self._classes))
+
+    @property
+    def functions(self) -> dict[str, Function]:
+        if not self._built:
+            self._build()
+        return self._functions
+
+    @property
+    def classes(self) -> dict[str, ast.ClassDef]:
+        if not self._built:
+            self._build()
+        return self._classes
+
+    @property
+    def imports(self) -> dict[str, bool]:
+        """Local name -> whether it comes from a test-helper module."""
+        if not self._built:
+            self._build()
+        return self._imports
+
+    @property
+    def rebound(self) -> frozenset[str]:
+        """The builtins the module rebinds (`def list(): ...`)."""
+        if not self._built:
+            self._build()
+        return self._rebound
 
     def _collect(self, body: list[ast.stmt]) -> None:
         for node in body:
@@ -509,15 +541,15 @@ class Scope:
                     dotted(d).rsplit(".", 1)[-1] in ("fixture", "yield_fixture") for d in node.decorator_list
                 )
                 if not fixture:  # fixtures are not helpers of a test's body
-                    self.functions[node.name] = node
+                    self._functions[node.name] = node
             elif isinstance(node, ast.ClassDef):
-                self.classes[node.name] = node
+                self._classes[node.name] = node
             elif isinstance(node, ast.Import):
                 for a in node.names:
-                    self.imports[(a.asname or a.name).split(".")[0]] = helper_module(a.name, 0)
+                    self._imports[(a.asname or a.name).split(".")[0]] = helper_module(a.name, 0)
             elif isinstance(node, ast.ImportFrom):
                 for a in node.names:
-                    self.imports[a.asname or a.name] = helper_module(node.module or "", node.level)
+                    self._imports[a.asname or a.name] = helper_module(node.module or "", node.level)
             elif isinstance(node, (ast.If, ast.Try, ast.With)):
                 for block in ("body", "orelse", "finalbody"):
                     self._collect(getattr(node, block, []))
@@ -928,7 +960,7 @@ def _unknown_first(test: ast.expr) -> bool:
     return unknown_call(left)
 
 
-def _first_check_fails(fn: Function, source: str, rebound: frozenset[str]) -> bool:
+def _first_check_fails(fn: Function, source: str, scope: Scope) -> bool:
     """Whether the test's first top-level `assert` or `raise` can fail and nothing could swallow it.
 
     Then verdict() is None, and this finds it without walking the whole test (a PR may add thousands):
@@ -945,7 +977,7 @@ def _first_check_fails(fn: Function, source: str, rebound: frozenset[str]) -> bo
         if isinstance(stmt, ast.Assert):
             if _unknown_first(stmt.test) and _binds_no_literal(fn.body[:i]):
                 return True  # what the lines below conclude, read off the shapes alone
-            shadowed = _Shadowed(rebound, fn)
+            shadowed = _Shadowed(scope.rebound, fn)
             env = _recheck_block(fn.body[:i], {}, shadowed, {})
             if constant_assert(stmt, {}) is not None:
                 return False
@@ -963,7 +995,7 @@ def verdict(fn: Function, qualname: str, scope: Scope, source: str | None = None
     """
     if not _plain_decorators(fn):
         return None
-    if source is not None and _first_check_fails(fn, source, scope.rebound):
+    if source is not None and _first_check_fails(fn, source, scope):
         return None
     body = fn.body
     walk = _Walk(scope, scope.test_class(qualname))
