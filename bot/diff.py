@@ -190,21 +190,16 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
         target = _DEV_NULL if gone else parts[3]
         if new and gone:
             return None
-        if i < end and lines[i] == f"Binary files {source} and {target} differ":
-            # A binary file (or one over core.bigFileThreshold): named, with no lines to read.
+        # A binary file is named by one line, with no hunks to read.
+        binary = i < end and lines[i] == f"Binary files {source} and {target} differ"
+        if binary:
             i += 1
-            status = FileStatus.ADDED if new else FileStatus.REMOVED if gone else FileStatus.MODIFIED
-            path = _strip_prefix(target if status is not FileStatus.REMOVED else source)
-            if path is not None:
-                info = "".join(f"{h}\n" for h in header)
-                symlink = status is not FileStatus.REMOVED and _is_symlink(info)
-                files.append(FileChange(path=path, status=status, binary=True, symlink=symlink))
-            continue
-        if i + 1 >= end or lines[i] != f"--- {source}" or lines[i + 1] != f"+++ {target}":
+        elif i + 1 >= end or lines[i] != f"--- {source}" or lines[i + 1] != f"+++ {target}":
             return None
-        i += 2
+        else:
+            i += 2
         hunks: list[Hunk] = []
-        while i < end and lines[i].startswith("@@ -"):
+        while not binary and i < end and lines[i].startswith("@@ -"):
             m = HUNK_HEADER.match(lines[i])
             if m is None:
                 return None
@@ -243,7 +238,7 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
                     removed=removed,
                 )
             )
-        if not hunks:
+        if not (hunks or binary):
             return None
         info = "".join(f"{h}\n" for h in header)
         one = hunks[0] if len(hunks) == 1 else None
@@ -269,6 +264,7 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
                 path=path,
                 status=status,
                 hunks=tuple(hunks),
+                binary=binary,
                 symlink=status is not FileStatus.REMOVED and _is_symlink(info),
             )
         )

@@ -4,14 +4,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import PurePosixPath
-
-
-@lru_cache(maxsize=1 << 16)
-def posix_path(path: str) -> PurePosixPath:
-    """PurePosixPath(path), built once per path: rules ask for the name and parts of every changed file
-    many times over (an immutable value, so sharing it is safe)."""
-    return PurePosixPath(path)
 
 
 @lru_cache(maxsize=512)

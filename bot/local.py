@@ -12,7 +12,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -59,8 +59,7 @@ def _git(
     output: Callable[[bytes], None] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git; output, when given, is handed what git prints as it prints it (stdout is kept too)."""
-    # No pager, no external diff or textconv drivers: a repository's config must not run code.
-    command = ["git", "-c", "core.quotepath=off", "--no-pager", *args]
+    command = _command(args)
     try:
         if output is None:
             proc = subprocess.run(
@@ -79,9 +78,19 @@ def _git(
     except subprocess.TimeoutExpired:
         raise SourceError(f"git {args[0]} took longer than {_GIT_TIMEOUT}s") from None
     if check and proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SourceError(f"git {args[0]} failed: {msg[-1] if msg else 'exit ' + str(proc.returncode)}")
+        raise _failed(args[0], proc.returncode, proc.stderr)
     return proc
+
+
+def _command(args: Iterable[str]) -> list[str]:
+    # No pager, no external diff or textconv drivers: a repository's config must not run code.
+    return ["git", "-c", "core.quotepath=off", "--no-pager", *args]
+
+
+def _failed(name: str, code: int, stderr: bytes) -> SourceError:
+    """git's failure in one line: its last line of stderr, or its exit code."""
+    msg = stderr.decode("utf-8", "replace").strip().splitlines()
+    return SourceError(f"git {name} failed: {msg[-1] if msg else 'exit ' + str(code)}")
 
 
 def _streamed(
@@ -464,8 +473,8 @@ def raw_changes(top: Path, base: str, head: str) -> list[RawChange]:
     return changes
 
 
-# Up to this many blob sizes are asked of the long-lived process one by one; more, of a one-shot
-# `--batch-check --buffer` run, which answers them in blocks.
+# Up to this many blob sizes are asked of the long-lived process one by one, before the diff; more, of a
+# one-shot `--batch-check --buffer` run beside the diff, which answers them in blocks.
 _FEW_SIZES = 256
 # The diff is parsed in a forked child only past this many changed blobs: for a small diff, making the
 # child costs more than the parsing it takes away.
@@ -474,10 +483,6 @@ _FORK_PAST = 256
 
 def _blob_shas(changes: list[RawChange]) -> list[str]:
     return sorted({s for c in changes for s in (c.old_sha, c.new_sha) if s != _NO_BLOB})
-
-
-def _blob_count(changes: list[RawChange]) -> int:
-    return len(_blob_shas(changes))
 
 
 def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str) -> list[RawChange]:
@@ -643,7 +648,7 @@ class _Background:
                 source.write(stdin.encode())
                 source.seek(0)
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                ["git", "-c", "core.quotepath=off", "--no-pager", *args],
+                _command(args),
                 cwd=repo,
                 stdin=source,
                 stdout=self.out,
@@ -669,8 +674,7 @@ class _Background:
         out, err = self.out.read(), self.err.read()
         self.stop()
         if code != 0:
-            msg = err.decode("utf-8", "replace").strip().splitlines()
-            raise SourceError(f"git {self.args[0]} failed: {msg[-1] if msg else 'exit ' + str(code)}")
+            raise _failed(self.args[0], code, err)
         return out
 
     def stop(self) -> None:

@@ -508,31 +508,28 @@ class Scope:
             top = set().union(*(_top_names(stmt) for stmt in self.module.body))
             self._rebound = NAMES & (top | set(self._functions) | set(self._classes))
 
-    @property
-    def functions(self) -> dict[str, Function]:
+    def _ready(self) -> Scope:
         if not self._built:
             self._build()
-        return self._functions
+        return self
+
+    @property
+    def functions(self) -> dict[str, Function]:
+        return self._ready()._functions
 
     @property
     def classes(self) -> dict[str, ast.ClassDef]:
-        if not self._built:
-            self._build()
-        return self._classes
+        return self._ready()._classes
 
     @property
     def imports(self) -> dict[str, bool]:
         """Local name -> whether it comes from a test-helper module."""
-        if not self._built:
-            self._build()
-        return self._imports
+        return self._ready()._imports
 
     @property
     def rebound(self) -> frozenset[str]:
         """The builtins the module rebinds (`def list(): ...`)."""
-        if not self._built:
-            self._build()
-        return self._rebound
+        return self._ready()._rebound
 
     def _collect(self, body: list[ast.stmt]) -> None:
         for node in body:

@@ -72,10 +72,6 @@ class Gated:
             self._compiled = re.compile(self.source, self.flags)
         return self._compiled
 
-    @property
-    def pieces(self) -> tuple[re.Pattern[str], ...]:
-        return tuple(self._piece(i) for i in range(len(self.piece_sources)))
-
     def _piece(self, i: int) -> re.Pattern[str]:
         piece = self._pieces[i]
         if piece is None:

@@ -171,7 +171,7 @@ def test_many_blobs_are_sized_while_git_diffs_and_a_big_one_is_left_out(make_rep
     head = {"a.py": "a = 2\n", "big.txt": big, "grown.txt": big, "b.py": "b = 1\n"}
     r = make_repo(base, head)
     few = load_changeset(r.path, base="main", head="pr")
-    # Past _FEW_SIZES, the sizes come from a thread while git writes the diff; it is stopped or made
+    # Past _FEW_SIZES, the sizes are asked while git writes the diff; it is stopped or made
     # again without the files over the cap, so the change set is the one the sizes-first path gives.
     monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)
     calls = _recording_git(monkeypatch)
