@@ -140,9 +140,21 @@ _DEV_NULL = "/dev/null"
 # Extended header lines of a plain change; a rename or a copy has others.
 _PLAIN_HEADER = ("index ", "new file mode ", "deleted file mode ", "old mode ", "new mode ")
 _MODE_LINES = ("new file mode ", "deleted file mode ", "old mode ", "new mode ")
-# How a line inside a hunk starts: added, removed, context (an empty or CR-only line is context too), and
-# "\\ No newline at end of file".
-_HUNK_LINES = frozenset(("+", "-", " ", "", "\r", "\\"))
+# One character per line of the diff: how the line starts, " " for an empty one (context, as unidiff reads
+# it). A line inside a hunk is added, removed, context (a CR-only line too) or "\\ No newline at end of
+# file"; any other start is a header, which ends the hunk.
+_HEADER_KIND = re.compile(r"[^+\- \r\\]")
+# Runs of added (or removed) lines on one side of a hunk.
+_ADDED_RUN = re.compile(r"\++")
+_REMOVED_RUN = re.compile(r"-+")
+
+
+def _numbered(side: str, start: int, run: re.Pattern[str]) -> tuple[int, ...]:
+    """The line numbers of the runs of one kind in one side's kinds, counted from start."""
+    out: list[int] = []
+    for m in run.finditer(side):
+        out.extend(range(start + m.start(), start + m.end()))
+    return tuple(out)
 
 
 def _plain_files(text: str) -> tuple[FileChange, ...] | None:
@@ -159,9 +171,10 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
         lines.pop()
     files: list[FileChange] = []
     i, end = 0, len(lines)
-    # What each line starts with, and where the lines no hunk can hold are (headers; `end` closes).
-    kinds = [line[:1] for line in lines]
-    bounds = [n for n, k in enumerate(kinds) if k not in _HUNK_LINES]
+    # What each line starts with, and where the lines no hunk can hold are (headers; `end` closes): a
+    # string, so that a hunk's lines are counted and numbered by str and re methods, not per line in Python.
+    kinds = "".join([line[:1] or " " for line in lines])
+    bounds = [m.start() for m in _HEADER_KIND.finditer(kinds)]
     bounds.append(end)
     while i < end:
         parts = lines[i].split(" ")
@@ -175,17 +188,22 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
             or "\t" in lines[i]
         ):
             return None
-        header = [lines[i]]
         i += 1
+        new = gone = False
+        # Mode 120000 on the new side: "new file mode 120000", "new mode 120000" or "index a..b 120000".
+        symlink = False
         while i < end and lines[i].startswith(_PLAIN_HEADER):
             line = lines[i]
-            mode = next((line[len(m) :] for m in _MODE_LINES if line.startswith(m)), None)
-            if mode is not None and not mode.isdigit():
-                return None
-            header.append(line)
             i += 1
-        new = any(h.startswith("new file mode ") for h in header)
-        gone = any(h.startswith("deleted file mode ") for h in header)
+            if line.startswith("index "):
+                symlink = symlink or line.endswith(" 120000")
+                continue
+            kind = next(m for m in _MODE_LINES if line.startswith(m))
+            if not line[len(kind) :].isdigit():
+                return None
+            new = new or kind == "new file mode "
+            gone = gone or kind == "deleted file mode "
+            symlink = symlink or line.startswith(("new file mode 120000", "new mode 120000"))
         source = _DEV_NULL if new else parts[2]
         target = _DEV_NULL if gone else parts[3]
         if new and gone:
@@ -221,13 +239,13 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
             i = stop
             if not (minus or context or notes):
                 added: tuple[int, ...] = tuple(range(new_start, new_start + plus))
+            elif plus:
+                added = _numbered(body.replace("-", "").replace("\\", ""), new_start, _ADDED_RUN)
             else:
-                new_side = [k for k in body if k != "-" and k != "\\"]
-                added = tuple(new_start + n for n, k in enumerate(new_side) if k == "+") if plus else ()
+                added = ()
             removed: tuple[int, ...] = ()
             if minus:
-                old_side = [k for k in body if k != "+" and k != "\\"]
-                removed = tuple(old_start + n for n, k in enumerate(old_side) if k == "-")
+                removed = _numbered(body.replace("+", "").replace("\\", ""), old_start, _REMOVED_RUN)
             hunks.append(
                 Hunk(
                     old_start=old_start,
@@ -240,19 +258,10 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
             )
         if not (hunks or binary):
             return None
-        info = "".join(f"{h}\n" for h in header)
         one = hunks[0] if len(hunks) == 1 else None
-        if (
-            source == _DEV_NULL
-            or (one and one.old_start == 0 and one.old_length == 0)
-            or "\nnew file mode" in info
-        ):
+        if new or (one and one.old_start == 0 and one.old_length == 0):
             status = FileStatus.ADDED
-        elif (
-            target == _DEV_NULL
-            or (one and one.new_start == 0 and one.new_length == 0)
-            or "\ndeleted file mode" in info
-        ):
+        elif gone or (one and one.new_start == 0 and one.new_length == 0):
             status = FileStatus.REMOVED
         else:
             status = FileStatus.MODIFIED
@@ -265,7 +274,7 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
                 status=status,
                 hunks=tuple(hunks),
                 binary=binary,
-                symlink=status is not FileStatus.REMOVED and _is_symlink(info),
+                symlink=status is not FileStatus.REMOVED and symlink,
             )
         )
     return tuple(files)

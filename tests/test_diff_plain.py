@@ -66,6 +66,19 @@ CASES = [
         None,
         True,
     ),
+    (
+        # One hunk holding several runs of removed and added lines, numbered on each side.
+        "interleaved-runs",
+        {"a.py": LINES},
+        {
+            "a.py": LINES.replace("line 3\n", "three\n3b\n")
+            .replace("line 5\n", "")
+            .replace("line 6\n", "six\n")
+            .replace("line 8\n", "line 8\neight\n\n")
+        },
+        None,
+        True,
+    ),
     ("binary", {"a.bin": b"\x00\x01"}, {"a.bin": b"\x00\x02"}, None, True),
     ("binary-added", {"a.py": "x\n"}, {"a.bin": b"\x00\x01", "a.py": "y\n"}, None, True),
     ("binary-removed", {"a.py": "x\n", "a.bin": b"\x00\x01"}, {"a.bin": None}, None, True),
