@@ -18,12 +18,16 @@ import os
 import pickle
 import select
 import signal
+import struct
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable
 from typing import Any
 
+# The length of the pickled answer, sent before it.
+_SIZE = struct.Struct("<Q")
 # A child still working after this long is stopped and its work done here (git's own timeout is 120 s).
 TIMEOUT = 150.0
 
@@ -83,8 +87,21 @@ class Pending:
                 parts.append(chunk)
         finally:
             os.close(fd)
-        _, status = os.waitpid(pid, 0)
-        return b"".join(parts) if os.waitstatus_to_exitcode(status) == 0 else None
+        data = b"".join(parts)
+        if len(data) < _SIZE.size or _SIZE.unpack_from(data)[0] != len(data) - _SIZE.size:
+            _stop(pid)  # it died before it had written all of it
+            return None
+        # The whole answer is here. The child is still leaving (tearing down a copy of this process's
+        # memory takes tens of milliseconds): it is reaped beside the work that follows, not waited for.
+        threading.Thread(target=_reap, args=(pid,), daemon=True).start()
+        return data[_SIZE.size :]
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _stop(pid: int) -> None:
@@ -118,9 +135,11 @@ def start(work: Callable[[], Any]) -> Pending:
         try:
             os.close(read_end)
             data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
-            view = memoryview(data)
+            # Its length first: the parent knows it has the whole answer when the pipe closes.
+            view = memoryview(_SIZE.pack(len(data)) + data)
             while view:
                 view = view[os.write(write_end, view) :]
+            os.close(write_end)  # the end of the answer, before this process's memory is torn down
             code = 0
         except BaseException:  # noqa: BLE001, S110 - the parent does the work itself
             pass

@@ -31,8 +31,8 @@ from bot.models import (
     decode_text,
     oversized,
 )
-from rules.pysyntax import PythonSyntaxError, parse_python
-from rules.testfiles import collects
+from rules.pysyntax import PythonSyntaxError
+from rules.testfiles import collects, read_ahead
 
 _GIT_TIMEOUT = 120
 # Blob ids by length: SHA-1 repositories and SHA-256 ones.
@@ -93,6 +93,20 @@ def _failed(name: str, code: int, stderr: bytes) -> SourceError:
     return SourceError(f"git {name} failed: {msg[-1] if msg else 'exit ' + str(code)}")
 
 
+# Room in the pipe git writes to, past the usual 64 KiB: git need not stop each time it is 64 KiB ahead of
+# the reader (Linux, up to fs.pipe-max-size, 1 MiB by default).
+_PIPE_BYTES = 1 << 20
+
+
+def _widen(fd: int) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
+    except (ImportError, OSError):
+        pass  # another platform, or a smaller limit: the default size works, only more slowly
+
+
 def _streamed(
     command: list[str], repo: Path, env: dict[str, str] | None, output: Callable[[bytes], None]
 ) -> subprocess.CompletedProcess[bytes]:
@@ -100,6 +114,7 @@ def _streamed(
     proc = subprocess.Popen(command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = proc.stdout, proc.stderr
     assert out is not None and err is not None
+    _widen(out.fileno())
     errors: list[bytes] = []
     # stderr in a thread: git must never wait on a full stderr pipe while this one reads stdout.
     drain = threading.Thread(target=lambda: errors.append(err.read()), daemon=True)
@@ -773,11 +788,12 @@ def load_changeset(
 
 def _tests_ahead(reader: GitReader, changes: list[RawChange]) -> dict[str, tuple[str, object]]:
     """The head's test files (as pytest collects them by default) that are checked out as they are at
-    head, read and parsed while git writes the diff: their text and tree, by path.
+    head, read, parsed and their tests collected while git writes the diff: their text and
+    rules.testfiles.ReadAhead, by path.
 
-    The rules would read and parse them next (rules.testfiles), with the same parser; a file that is
-    not checked out as it is at head, is no text, does not parse or is collected otherwise by the
-    repository's own settings is left to them.
+    The rules would read, parse and collect them next (rules.testfiles), with the same parser and
+    collector; a file that is not checked out as it is at head, is no text or does not parse is left to
+    them, and so are the tests of a file the repository's own settings collect otherwise.
     """
     out: dict[str, tuple[str, object]] = {}
     for c in changes:
@@ -788,7 +804,9 @@ def _tests_ahead(reader: GitReader, changes: list[RawChange]) -> dict[str, tuple
             continue
         try:
             text = decode_text(c.path, data)
-            out[c.path] = (text, parse_python(text, c.path))
+            ahead = read_ahead(c.path, text)
         except (UnreadableFile, PythonSyntaxError):
             continue
+        if ahead is not None:
+            out[c.path] = (text, ahead)
     return out

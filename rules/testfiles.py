@@ -185,19 +185,37 @@ def _leading_comments(lines: list[str], first: int) -> int:
     return start
 
 
+# A test as collected before the diff is known: TestFunction's fields, its two flags left out, and the
+# first line of its decorators (what `changed` is worked out from).
+_Raw = tuple[
+    str,
+    str,
+    int,
+    int,
+    str | None,
+    int,
+    int,
+    tuple[str, ...],
+    tuple[str, ...],
+    ast.FunctionDef | ast.AsyncFunctionDef,
+]
+
+
 class _Collector:
     def __init__(
         self,
         lines: list[str],
-        added: frozenset[int],
+        added: frozenset[int] | None,
         unittest_only: bool = False,
         same: dict[int, TestFunction] | None = None,
     ) -> None:
         self.lines = lines
+        # None: the tests are recorded in `raw`, without the flags that need the diff (see read_ahead).
         self.added = added
         self.unittest_only = unittest_only
         self.known: set[str] = set()
         self.found: list[TestFunction] = []
+        self.raw: list[_Raw] = []
         # Tests already collected from these very nodes, with these lines and none of them added.
         self.same = same or {}
 
@@ -213,6 +231,22 @@ class _Collector:
         decorators = node.decorator_list
         first = min(line, *(d.lineno for d in decorators)) if decorators else line
         added = self.added
+        if added is None:
+            self.raw.append(
+                (
+                    node.name,
+                    qualname,
+                    line,
+                    end,
+                    _docstring(node),
+                    first,
+                    _leading_comments(self.lines, first),
+                    tuple(map(dotted, decorators)) if decorators else (),
+                    docs,
+                    node,
+                )
+            )
+            return
         # In field order, not by keyword: matching keywords cost a third of collecting 10,000 tests.
         self.found.append(
             TestFunction(
@@ -250,20 +284,76 @@ class _Collector:
                     self.walk(handler.body, prefix, in_class)
 
 
+@dataclass(frozen=True)
+class ReadAhead:
+    """A test file parsed and its tests collected before the diff is known (read_ahead)."""
+
+    tree: ast.Module
+    collected: str  # what collects() said of the file: "all" or "unittest"
+    raw: tuple[_Raw, ...] | None  # None: the walk failed (too deep), and parse_tests says so
+
+
+def read_ahead(path: str, text: str) -> ReadAhead | None:
+    """The tree of a test file (as pytest collects it by default) and its tests without their flags.
+
+    bot.local makes it while git diffs, test file after test file: the walk meets each tree while the
+    parser has just built it, in the processor's cache. Walked later, the trees of a large PR (a hundred
+    megabytes) come back from memory, which doubled the cost of collecting. None for a file no runner
+    collects; PythonSyntaxError when it does not parse.
+    """
+    collected = collects(path)
+    if collected is None:
+        return None
+    tree = parse_python(text, path)
+    collector = _Collector(text.splitlines(), None, unittest_only=collected == "unittest")
+    try:
+        collector.walk(tree.body, "", False)
+    except RecursionError:
+        return ReadAhead(tree, collected, None)
+    return ReadAhead(tree, collected, tuple(collector.raw))
+
+
+def _flagged(raw: tuple[_Raw, ...], added: frozenset[int]) -> tuple[TestFunction, ...]:
+    """The tests collected ahead, with whether the change added their `def` line and touched any line."""
+    return tuple(
+        TestFunction(
+            name,
+            qualname,
+            line,
+            end,
+            doc,
+            line in added,
+            bool(added) and not added.isdisjoint(range(first, end + 1)),
+            start,
+            decorators,
+            docs,
+            node,
+        )
+        for name, qualname, line, end, doc, first, start, decorators, docs, node in raw
+    )
+
+
 def parse_tests(
     path: str,
     text: str,
     added: frozenset[int],
     patterns: tuple[str, ...] = (),
     tree: ast.Module | None = None,
+    ahead: ReadAhead | None = None,
 ) -> TestFile:
     """Test functions of one file's text; a file that does not parse gets an error, not an exception.
 
-    tree: parse_python(text, path), when the caller has it already.
+    tree: parse_python(text, path), when the caller has it already. ahead: read_ahead(path, text), whose
+    tests are used when the repository's runner settings collect the file the same way.
     """
     collected = collects(path, patterns)
     if collected is None:
         return TestFile(path=path, tests=(), text=text)
+    if ahead is not None:
+        tree = ahead.tree
+        if ahead.collected == collected and ahead.raw is not None:
+            tests = _flagged(ahead.raw, added)
+            return TestFile(path=path, tests=tests, text=text, docstring=ast.get_docstring(tree), module=tree)
     try:
         tree = tree if tree is not None else parse_python(text, path)
     except PythonSyntaxError as exc:
@@ -285,9 +375,10 @@ def _parse_change(review: Review, f: FileChange) -> TestFile:
         return TestFile(path=f.path, tests=(), error=exc.reason)
     if text is None:
         return TestFile(path=f.path, tests=())
-    # The loader may have parsed it already, beside git's work (bot.local).
-    tree = review.changeset.prepared(review.changeset.head_sha, f.path, text)
-    return parse_tests(f.path, text, f.added_lines, runner_patterns(review), tree)
+    # The loader may have read it already, beside git's work (bot.local).
+    ahead = review.changeset.prepared(review.changeset.head_sha, f.path, text)
+    ahead = ahead if isinstance(ahead, ReadAhead) else None
+    return parse_tests(f.path, text, f.added_lines, runner_patterns(review), ahead=ahead)
 
 
 def changed_test_files(review: Review) -> tuple[TestFile, ...]:

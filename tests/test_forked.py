@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import time
 
 import pytest
@@ -114,3 +115,41 @@ def test_a_child_diffing_a_file_over_the_cap_is_stopped_and_the_diff_made_withou
         ("big.txt", True),
     ]
     assert cs.reader.bytes_read < len(big)
+
+
+def _fake_child(answer: bytes) -> forked.Pending:
+    """A child that writes answer to the pipe as-is and leaves."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(write_end, answer)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    return forked.Pending(lambda: "done here", pid, read_end)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [b"", b"\x05\x00", forked._SIZE.pack(100) + pickle.dumps("x"), forked._SIZE.pack(1) + pickle.dumps("x")],
+    ids=["nothing", "half-a-length", "cut-short", "too-long"],
+)
+def test_an_answer_of_the_wrong_length_leaves_the_work_to_the_parent(answer):
+    pending = _fake_child(answer)
+    pid = pending.pid
+    assert pending.result() == "done here" and not pending.used_child
+    with pytest.raises(ChildProcessError):  # stopped and reaped
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_whole_answer_is_taken_and_the_child_reaped_beside_it():
+    data = pickle.dumps(("value", 3))
+    pending = _fake_child(forked._SIZE.pack(len(data)) + data)
+    pid = pending.pid
+    assert pending.result() == ("value", 3) and pending.used_child
+    deadline = time.monotonic() + 10
+    # Reaped by a thread of this process, not left behind as a zombie (which keeps its /proc entry).
+    while os.path.exists(f"/proc/{pid}"):
+        assert time.monotonic() < deadline, "the child was never reaped"
+        time.sleep(0.01)

@@ -1,3 +1,7 @@
+import os
+import sys
+from pathlib import Path
+
 import pytest
 
 from bot.local import SourceError, load_changeset
@@ -416,3 +420,22 @@ def test_a_test_file_edited_in_the_work_tree_is_parsed_from_its_blob(make_repo):
     assert not cs._prepared
     (finding,) = review(cs).findings
     assert finding.rule == "AGT002" and "re-checks the literal assigned to `x`" in finding.message
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pipe sizes are set on Linux only")
+def test_the_pipe_git_writes_to_is_widened():
+    import fcntl
+
+    import bot.local
+
+    read_end, write_end = os.pipe()
+    try:
+        bot.local._widen(read_end)
+        size = fcntl.fcntl(read_end, fcntl.F_GETPIPE_SZ)
+        if int(Path("/proc/sys/fs/pipe-max-size").read_text()) >= bot.local._PIPE_BYTES:
+            assert size == bot.local._PIPE_BYTES
+        else:  # a smaller system limit: the pipe keeps the size it had
+            assert size >= 4096
+    finally:
+        os.close(read_end)
+        os.close(write_end)

@@ -1,8 +1,11 @@
 """Test discovery by parsing: every test style, touched flags, and files that do not parse."""
 
+import ast
+
 import pytest
 
-from rules.testfiles import is_test_path, parse_tests
+from rules.pysyntax import PythonSyntaxError
+from rules.testfiles import ReadAhead, is_test_path, parse_tests, read_ahead
 from tests.helpers import codes, review_change
 
 AGENTS_ALL = (
@@ -107,6 +110,40 @@ def test_added_and_changed_flags():
     a, b = tf.tests
     assert (a.added, a.changed, a.start_line, a.line) == (False, True, 1, 2)
     assert (b.added, b.changed) == (False, False)
+
+
+# The loader collects test files ahead, before the diff is known (bot.local); the rules then set the
+# flags. Either way the tests are the same.
+@pytest.mark.parametrize(
+    "source", [c[1] for c in STYLES] + [COLLECTED], ids=[c[0] for c in STYLES] + ["mixed"]
+)
+@pytest.mark.parametrize("added", [frozenset(), frozenset({1}), frozenset({2, 3}), frozenset(range(1, 40))])
+def test_tests_collected_ahead_are_the_tests_collected_after(source, added):
+    ahead = read_ahead("tests/test_x.py", source)
+    assert isinstance(ahead, ReadAhead) and ahead.raw is not None
+    fresh = parse_tests("tests/test_x.py", source, added)
+    again = parse_tests("tests/test_x.py", source, added, ahead=ahead)
+    assert again == fresh and again.module is ahead.tree
+    nodes = {id(n) for n in ast.walk(ahead.tree)}
+    assert all(t.node is not None and id(t.node) in nodes for t in again.tests)  # the tree read ahead
+
+
+def test_a_file_collected_otherwise_by_the_repository_is_collected_again():
+    # `python_files = tests.py` makes pytest collect all of tests/tests.py; by default only unittest
+    # would, and only its TestCase classes.
+    path = "tests/tests.py"
+    ahead = read_ahead(path, COLLECTED)
+    assert ahead is not None and ahead.collected == "unittest"
+    assert [r[1] for r in ahead.raw or ()] == ["Cases.test_b"]
+    with_settings = parse_tests(path, COLLECTED, frozenset(), ("tests.py",), ahead=ahead)
+    assert [t.qualname for t in with_settings.tests] == ["test_helper", "TestThing.test_a", "Cases.test_b"]
+    assert with_settings.module is ahead.tree  # the tree is used, not parsed again
+
+
+def test_files_no_runner_collects_are_not_read_ahead_and_broken_ones_are_left_to_the_rules():
+    assert read_ahead("tests/conftest.py", COLLECTED) is None
+    with pytest.raises(PythonSyntaxError):
+        read_ahead("tests/test_broken.py", "def test_a(:\n    pass\n")
 
 
 @pytest.mark.parametrize(
