@@ -135,11 +135,11 @@ _MAX_CUES = 3
 _MAX_LOOKS = 200
 
 
-def _cues(text: str, where: str) -> Iterator[Cue]:
+def _cues(text: str, where: str, weak: bool = True) -> Iterator[Cue]:
     m = _WAS_BROKEN.search(text)
     if m is not None:
         yield Cue(f"{m.group(1).lower()} ... {m.group(2).lower()}", where)
-    for pattern, strong in ((_STRONG, True), (_WEAK, False)):
+    for pattern, strong in ((_STRONG, True), (_WEAK, False)) if weak else ((_STRONG, True),):
         found = 0
         for looked, m in enumerate(pattern.finditer(text)):
             if found >= _MAX_CUES or looked >= _MAX_LOOKS:
@@ -157,6 +157,8 @@ def _name_text(name: str) -> str:
 
 def comments(tf: TestFile, test: TestFunction) -> list[str]:
     """The comment block above a test and the comments inside it (strings aside), without the `#`."""
+    if not tf.has_hash:
+        return []  # no `#` anywhere in the file: no comment to find, and no need to split its lines
     lines = tf.lines
     out = []
     for number in range(test.start_line or test.line, min(test.end_line, len(lines)) + 1):
@@ -172,13 +174,16 @@ def comments(tf: TestFile, test: TestFunction) -> list[str]:
 def _marks(tf: TestFile, test: TestFunction) -> str:
     """The pytest marks on a test as text, arguments included (`xfail(reason="bug 12")`)."""
     names = [d for d in test.decorators if ".mark." in f".{d}." and not d.endswith(_NOT_MARKS)]
+    if (test.start_line or test.line) == test.line:
+        return " ".join(n.rsplit(".", 1)[-1].replace("_", " ") for n in names)  # no line above the `def`
     lines = tf.lines[(test.start_line or test.line) - 1 : test.line - 1]
     args = [ln for ln in lines if ".mark." in ln and not any(n in ln for n in _NOT_MARKS)]
     return " ".join([*(n.rsplit(".", 1)[-1].replace("_", " ") for n in names), *args])
 
 
-def own_cues(tf: TestFile, test: TestFunction) -> list[Cue]:
-    """Evidence in the test's own text.
+def own_cues(tf: TestFile, test: TestFunction, weak: bool = True) -> list[Cue]:
+    """Evidence in the test's own text; without weak, only the strong cues (the caller has no use for
+    the others).
 
     The docstring of its class or module covers it with a reference, but is not evidence that it is a
     regression test: "Guards the release gate" above forty feature tests says nothing of each.
@@ -189,7 +194,7 @@ def own_cues(tf: TestFile, test: TestFunction) -> list[Cue]:
         (_marks(tf, test), "its mark"),
         ("\n".join(comments(tf, test)), "its comment"),
     ]
-    return [cue for text, where in sources if text for cue in _cues(text, where)]
+    return [cue for text, where in sources if text for cue in _cues(text, where, weak)]
 
 
 def _body(text: str) -> str:

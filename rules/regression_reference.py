@@ -174,13 +174,14 @@ def _reason(
     new test next to this one (same file, same class or both at module level) names what it guards, so
     the fix already has its regression test; "elsewhere" when only a new test further off does.
     """
-    own = own_cues(tf, test)
+    # A weak cue counts only beside a fix the PR says it makes, and a title that adds tests needs none.
+    fix = said.fix
+    own = own_cues(tf, test, weak=not said.adds_tests and fix is not None and not said.coverage)
     strong = next((c for c in own if c.strong), None)
     if strong is not None:
         return str(strong)
     if said.adds_tests:
         return "the PR title says it adds regression tests"
-    fix = said.fix
     if fix is None or said.coverage:
         # A title that says the PR adds integration or unit tests says what its tests are; a "Fix #12"
         # in its description or commits closes the issue that asked for them.
@@ -209,6 +210,11 @@ def _reason(
     if shared:
         return f'{fix}, and its name shares "{shared[0]}" with the PR title or branch'
     return None
+
+
+def _files(tests: list[Touched]) -> dict[str, TestFile]:
+    """The files the tests are in, by path, once each."""
+    return {tf.path: tf for tf, _ in tests}
 
 
 def _scope(tf: TestFile, test: TestFunction) -> tuple[str, str]:
@@ -312,14 +318,13 @@ def check(ctx: Context) -> Iterator[Finding]:
     errors, tests = touched_tests(ctx, new_only=True)
     yield from errors
     issues = {}
-    for tf, _ in tests:
-        if tf.path not in issues:  # once per file, not per test
-            statement = ctx.statement_for(tf.path)
-            issues[tf.path] = _issues_accepted(ctx, statement.text if statement else None)
+    for path in _files(tests):  # once per file, not per test
+        statement = ctx.statement_for(path)
+        issues[path] = _issues_accepted(ctx, statement.text if statement else None)
     # Covered: the test, its class or its module names what it guards. Each docstring is searched once
     # (the module's once per file).
     own = [names_reference(t.docstring, issues[tf.path]) for tf, t in tests]
-    module_named = {tf.path: names_reference(tf.docstring, issues[tf.path]) for tf, _ in tests}
+    module_named = {path: names_reference(tf.docstring, issues[path]) for path, tf in _files(tests).items()}
     unnamed = [
         (tf, t)
         for (tf, t), named_own in zip(tests, own, strict=True)

@@ -60,6 +60,11 @@ class TestFile:
     module: ast.Module | None = field(default=None, compare=False, repr=False)
 
     @functools.cached_property
+    def has_hash(self) -> bool:
+        """Whether a `#` is anywhere in the text: a file without one holds no comment."""
+        return "#" in self.text
+
+    @functools.cached_property
     def lines(self) -> tuple[str, ...]:
         """The text's lines (str.splitlines), split once: rules read the lines of every test of a file."""
         return tuple(self.text.splitlines())

@@ -7,6 +7,8 @@ import pytest
 from bot.engine import review
 from bot.local import MAX_COMMIT_TEXT, commit_messages, load_changeset
 from bot.models import PullRequest, Report
+from rules.regression_evidence import _marks, comments, own_cues
+from rules.testfiles import parse_tests
 from tests.conftest import GitRepo
 from tests.helpers import AGENTS_AGT001
 
@@ -449,3 +451,57 @@ def test_a_fix_prs_many_tests_named_after_the_title(tmp_path, title, fragment, e
 def test_fix_hash_n_in_a_features_branch_closes_an_issue(tmp_path, branch, fragment, expected):
     head = {**FIX_CODE, T: IMPORTS + _test("test_area"), fragment: "x\n"}
     assert _graded(_review(tmp_path, head, PullRequest(head_ref=branch))) == [(expected, T)]
+
+
+EVIDENCE_SOURCE = '''import pytest
+
+
+# Regression: crashed on empty input before the fix.
+@pytest.mark.xfail(reason="bug 12")
+def test_empty_input_no_longer_crashes():
+    """Previously an empty list raised an error; it now returns zero."""
+    assert total([]) == 0  # used to raise
+
+
+def test_sum_of_two():
+    """Adds two numbers."""
+    assert total([1, 2]) == 3
+
+
+def test_fix_seed_for_regression_model():
+    """A linear regression with a fixed seed."""
+    assert fit(seed=1).slope == 2
+'''
+
+
+def test_own_cues_without_weak_ones_are_the_strong_ones_in_order():
+    tf = parse_tests("tests/test_e.py", EVIDENCE_SOURCE, frozenset())
+    assert len(tf.tests) == 3
+    for test in tf.tests:
+        every = own_cues(tf, test)
+        assert own_cues(tf, test, weak=False) == [c for c in every if c.strong]
+    assert any(own_cues(tf, tf.tests[0], weak=False))
+
+
+def test_a_file_without_a_hash_has_no_comments_and_marks_need_no_lines():
+    text = "".join(
+        line.split("  #")[0].rstrip() + "\n"
+        for line in EVIDENCE_SOURCE.splitlines()
+        if not line.startswith(("#", "@"))
+    )
+    tf = parse_tests("tests/test_e.py", text, frozenset())
+    assert tf.error is None and len(tf.tests) == 3 and not tf.has_hash
+    assert all(comments(tf, t) == [] and _marks(tf, t) == "" for t in tf.tests)
+    assert [str(c) for c in own_cues(tf, tf.tests[0])] == [
+        'its name says "no longer"',
+        'its name says "crashes"',
+        'its docstring says "previously ... raised"',
+    ]
+    assert "lines" not in tf.__dict__  # never split: nothing needed them
+    with_hash = parse_tests("tests/test_e.py", EVIDENCE_SOURCE, frozenset())
+    first = with_hash.tests[0]
+    assert comments(with_hash, first) == [
+        "Regression: crashed on empty input before the fix.",
+        "used to raise",
+    ]
+    assert _marks(with_hash, first) == 'xfail @pytest.mark.xfail(reason="bug 12")'
