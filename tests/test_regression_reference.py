@@ -1,9 +1,12 @@
 """AGT001 regression-test-without-reference: reference forms, modes, messages, the bundled example."""
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.engine import review
 from bot.examples import materialize
@@ -29,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
         "Guards https://github.com/acme/trainer/pull/828.",
         "See https://github.example.com/acme/trainer/pull/828/files for the fix.",
         "Guards https://github.com/acme/trainer/commit/1a2b3c4d5e6f.",
+        "Guards https://github.com/acme/trainer/commit/" + "1a2b3c4d5e" * 4 + ".",
         "Guards 1a2b3c4.",
         "Guards commit 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b.",
         "Guards commit 1234567 (all digits, so it says commit).",
@@ -55,6 +59,7 @@ def test_accepted_reference_forms(docstring):
         "See https://github.com/acme/trainer/issues/828.",
         "See https://github.com/acme/trainer/pull/abc.",
         "See https://github.com/acme/trainer/commit/abc12.",
+        "See https://github.com/acme/trainer/commit/" + "1a2b3c4d5e" * 4 + "f.",
         "Guards abc123 (6 hex digits).",
         "Guards 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1 (41 hex digits).",
         "Guards deadbeefcafe (no digit: a word, not a commit).",
@@ -67,6 +72,69 @@ def test_accepted_reference_forms(docstring):
 )
 def test_rejected_reference_forms(docstring):
     assert not names_reference(docstring)
+
+
+# The single alternation names_reference used before it was split into four patterns; the split must
+# accept exactly what it accepted.
+_ONE_PATTERN = re.compile(
+    r"""
+      https?://[^\s/]+/[^\s/]+/[^\s/]+/pull/\d+\b
+    | https?://[^\s/]+/[^\s/]+/[^\s/]+/commit/[0-9a-f]{7,40}\b
+    | \b(?:PR|pull\ request)\s*[#-]?\s*\d+\b
+    | \bGH-\d+\b
+    | (?<![\w/.-])[\w.-]+/[\w.-]+\#\d+\b
+    | (?<![\w&/\#-])\#\d+\b
+    | \bcommit\s+[0-9a-f]{7,40}\b
+    | (?<![\w/-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+_PIECES = st.sampled_from(
+    [
+        "PR",
+        "pr",
+        "pull request",
+        "GH-",
+        "gh",
+        "commit",
+        "COMMIT",
+        "#",
+        "&",
+        "/",
+        ".",
+        "-",
+        "_",
+        " ",
+        "\n",
+        "https://",
+        "http://",
+        "github.com/",
+        "o/r/",
+        "pull/",
+        "commit/",
+        "issues/",
+        "8",
+        "828",
+        "1a2b3c4",
+        "deadbeef",
+        "abcdef1",
+        "0" * 41,
+        "x",
+        "acme",
+        "ſ",
+        "K",
+        "é",
+        "(",
+        ")",
+        ":",
+    ]
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_PIECES, max_size=14).map("".join))
+def test_the_four_patterns_accept_what_the_one_alternation_accepted(text):
+    assert names_reference(text) == (_ONE_PATTERN.search(text) is not None)
 
 
 UNREFERENCED = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
