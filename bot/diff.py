@@ -228,8 +228,8 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
             new_length = 1 if m[4] is None else int(m[4])
             if old_length == 0 and new_length == 0:
                 return None
-            # The hunk's lines run to the next line no hunk holds (a header): counted with list methods
-            # and numbered with comprehensions, not one Python step per line (200,000 lines in a big PR).
+            # The hunk's lines run to the next line no hunk holds (a header): counted with str methods
+            # and numbered by runs, not one Python step per line (200,000 lines in a big PR).
             stop = bounds[bisect.bisect_left(bounds, i)]
             body = kinds[i:stop]
             plus, minus, notes = body.count("+"), body.count("-"), body.count("\\")
