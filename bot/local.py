@@ -101,10 +101,15 @@ _PIPE_BYTES = 1 << 20
 def _widen(fd: int) -> None:
     try:
         import fcntl
-
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
-    except (ImportError, OSError):
-        pass  # another platform, or a smaller limit: the default size works, only more slowly
+    except ImportError:
+        return  # Windows: the default size works, only more slowly
+    # Only where Python names the command (Linux): the same number may mean something else elsewhere.
+    command = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if command is not None:
+        try:
+            fcntl.fcntl(fd, command, _PIPE_BYTES)
+        except OSError:
+            pass  # a smaller system limit: the pipe keeps its size
 
 
 def _streamed(
