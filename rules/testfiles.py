@@ -587,8 +587,7 @@ def touched_tests(
     reported: set[str] = ctx.review.memo("tests.errors_reported", set)
     errors: list[Finding] = []
     tests: list[Touched] = []
-    states = test_states(ctx.review)
-    for tf in changed_test_files(ctx.review):
+    for tf, touched in _touched_by_file(ctx.review):
         if not ctx.applies(tf.path):
             continue
         if tf.error:
@@ -603,9 +602,30 @@ def touched_tests(
                 # Whatever the rule's severity: the file holds no finding of its own, only unread tests.
                 errors.append(finding.model_copy(update={"severity": Severity.NOTICE}))
             continue
-        for t in tf.tests:
-            state = states.get((tf.path, t.qualname))
+        for state, t in touched:
             if state == "new" or (state == "changed" and not new_only) or (state == "same" and include_same):
-                # A copy only when `added` must change: rules ask for 10,000 new tests more than once.
-                tests.append((tf, t if t.added == (state == "new") else replace(t, added=state == "new")))
+                tests.append((tf, t))
     return errors, tests
+
+
+def _touched_by_file(review: Review) -> list[tuple[TestFile, list[tuple[str, TestFunction]]]]:
+    """Each changed test file with its touched tests and their states (memoised: three rules ask).
+
+    A test's `added` says whether it is new: a copy is made only where that differs from whether its
+    `def` line is, so that 10,000 new tests are not copied.
+    """
+
+    def build() -> list[tuple[TestFile, list[tuple[str, TestFunction]]]]:
+        states = test_states(review)
+        out = []
+        for tf in changed_test_files(review):
+            touched = []
+            for t in tf.tests:
+                state = states.get((tf.path, t.qualname))
+                if state is not None:
+                    new = state == "new"
+                    touched.append((state, t if t.added == new else replace(t, added=new)))
+            out.append((tf, touched))
+        return out
+
+    return review.memo("tests.touched", build)
