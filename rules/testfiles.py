@@ -537,10 +537,10 @@ def test_states(review: Review) -> dict[tuple[str, str], str]:
                 states[(tf.path, t.qualname)] = "same" if same else "changed"
                 continue
             key = code_key(t.node) if left else ""
-            if left[key] > 0:
+            if left and left[key] > 0:
                 left[key] -= 1
                 states[(tf.path, t.qualname)] = "same"
-            elif t.added and _renamed_from(t, gone.get(tf.path, [])):
+            elif t.added and tf.path in gone and _renamed_from(t, gone[tf.path]):
                 states[(tf.path, t.qualname)] = "changed"
             else:
                 states[(tf.path, t.qualname)] = "new" if t.added else "changed"
