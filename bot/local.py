@@ -812,6 +812,8 @@ def _tests_ahead(reader: GitReader, changes: list[RawChange]) -> dict[str, tuple
             ahead = read_ahead(c.path, text)
         except (UnreadableFile, PythonSyntaxError):
             continue
+        except Exception:  # noqa: BLE001 - a fault in collecting is the rules' to report, not the load's
+            continue
         if ahead is not None:
             out[c.path] = (text, ahead)
     return out

@@ -439,3 +439,20 @@ def test_the_pipe_git_writes_to_is_widened():
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_a_fault_in_reading_tests_ahead_leaves_them_to_the_rules(make_repo, monkeypatch):
+    import bot.local
+    from bot.engine import review
+
+    def broken(path, text):
+        raise RuntimeError("a bug in collecting")
+
+    r = make_repo(
+        {"AGENTS.md": "- Regression tests must name the PR they guard.\n"},
+        {"tests/test_a.py": 'def test_a():\n    """Fixes a crash."""\n    assert f() == 1\n'},
+    )
+    expected = review(load_changeset(r.path, base="main", head="pr"))
+    monkeypatch.setattr(bot.local, "read_ahead", broken)
+    changeset = load_changeset(r.path, base="main", head="pr")
+    assert review(changeset).findings == expected.findings and expected.findings
