@@ -27,11 +27,9 @@ from bot.models import (
     FileChange,
     FileStatus,
     PullRequest,
-    UnreadableFile,
     decode_text,
     oversized,
 )
-from rules.pysyntax import PythonSyntaxError
 from rules.testfiles import collects, read_ahead
 
 _GIT_TIMEOUT = 120
@@ -786,8 +784,8 @@ def load_changeset(
     if logged:
         info = info.model_copy(update={"commits": logged[0]})
     changeset = ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=reader)
-    for path, (text, tree) in parsed.items():
-        changeset.prepare(head_sha, path, text, tree)
+    for path, (text, ahead) in parsed.items():
+        changeset.prepare(head_sha, path, text, ahead)
     return changeset
 
 
@@ -810,9 +808,7 @@ def _tests_ahead(reader: GitReader, changes: list[RawChange]) -> dict[str, tuple
         try:
             text = decode_text(c.path, data)
             ahead = read_ahead(c.path, text)
-        except (UnreadableFile, PythonSyntaxError):
-            continue
-        except Exception:  # noqa: BLE001 - a fault in collecting is the rules' to report, not the load's
+        except Exception:  # noqa: BLE001 - no text, no parse or a fault in collecting: the rules' to report
             continue
         if ahead is not None:
             out[c.path] = (text, ahead)

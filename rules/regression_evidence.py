@@ -174,11 +174,12 @@ def comments(tf: TestFile, test: TestFunction) -> list[str]:
 def _marks(tf: TestFile, test: TestFunction) -> str:
     """The pytest marks on a test as text, arguments included (`xfail(reason="bug 12")`)."""
     names = [d for d in test.decorators if ".mark." in f".{d}." and not d.endswith(_NOT_MARKS)]
-    if (test.start_line or test.line) == test.line:
-        return " ".join(n.rsplit(".", 1)[-1].replace("_", " ") for n in names)  # no line above the `def`
-    lines = tf.lines[(test.start_line or test.line) - 1 : test.line - 1]
-    args = [ln for ln in lines if ".mark." in ln and not any(n in ln for n in _NOT_MARKS)]
-    return " ".join([*(n.rsplit(".", 1)[-1].replace("_", " ") for n in names), *args])
+    marks = [n.rsplit(".", 1)[-1].replace("_", " ") for n in names]
+    start = test.start_line or test.line
+    if start < test.line:  # lines above the `def` (the file is split only for them)
+        lines = tf.lines[start - 1 : test.line - 1]
+        marks += [ln for ln in lines if ".mark." in ln and not any(n in ln for n in _NOT_MARKS)]
+    return " ".join(marks)
 
 
 def own_cues(tf: TestFile, test: TestFunction, weak: bool = True) -> list[Cue]:

@@ -331,14 +331,15 @@ def check(ctx: Context) -> Iterator[Finding]:
         mode = MODES[0]
     errors, tests = touched_tests(ctx, new_only=True)
     yield from errors
+    files = _files(tests)
     issues = {}
-    for path in _files(tests):  # once per file, not per test
+    for path in files:  # once per file, not per test
         statement = ctx.statement_for(path)
         issues[path] = _issues_accepted(ctx, statement.text if statement else None)
     # Covered: the test, its class or its module names what it guards. Each docstring is searched once
     # (the module's once per file).
     own = [names_reference(t.docstring, issues[tf.path]) for tf, t in tests]
-    module_named = {path: names_reference(tf.docstring, issues[path]) for path, tf in _files(tests).items()}
+    module_named = {path: names_reference(tf.docstring, issues[path]) for path, tf in files.items()}
     unnamed = [
         (tf, t)
         for (tf, t), named_own in zip(tests, own, strict=True)

@@ -235,40 +235,22 @@ class _Collector:
         end = node.end_lineno or line
         decorators = node.decorator_list
         first = min(line, *(d.lineno for d in decorators)) if decorators else line
-        added = self.added
-        if added is None:
-            self.raw.append(
-                (
-                    node.name,
-                    qualname,
-                    line,
-                    end,
-                    _docstring(node),
-                    first,
-                    _leading_comments(self.lines, first),
-                    tuple(map(dotted, decorators)) if decorators else (),
-                    docs,
-                    node,
-                )
-            )
-            return
-        # In field order, not by keyword: matching keywords cost a third of collecting 10,000 tests.
-        self.found.append(
-            TestFunction(
-                node.name,
-                qualname,
-                line,
-                end,
-                _docstring(node),
-                line in added,
-                # Decorators belong to the test: a new @pytest.mark.parametrize line changes it.
-                bool(added) and not added.isdisjoint(range(first, end + 1)),
-                _leading_comments(self.lines, first),
-                tuple(map(dotted, decorators)) if decorators else (),
-                docs,
-                node,
-            )
+        raw = (
+            node.name,
+            qualname,
+            line,
+            end,
+            _docstring(node),
+            first,
+            _leading_comments(self.lines, first),
+            tuple(map(dotted, decorators)) if decorators else (),
+            docs,
+            node,
         )
+        if self.added is None:
+            self.raw.append(raw)
+        else:
+            self.found.append(_flag(raw, self.added))
 
     def walk(self, body: list[ast.stmt], prefix: str, in_class: bool, docs: tuple[str, ...] = ()) -> None:
         for node in body:
@@ -318,23 +300,23 @@ def read_ahead(path: str, text: str) -> ReadAhead | None:
     return ReadAhead(tree, collected, tuple(collector.raw))
 
 
-def _flagged(raw: tuple[_Raw, ...], added: frozenset[int]) -> tuple[TestFunction, ...]:
-    """The tests collected ahead, with whether the change added their `def` line and touched any line."""
-    return tuple(
-        TestFunction(
-            name,
-            qualname,
-            line,
-            end,
-            doc,
-            line in added,
-            bool(added) and not added.isdisjoint(range(first, end + 1)),
-            start,
-            decorators,
-            docs,
-            node,
-        )
-        for name, qualname, line, end, doc, first, start, decorators, docs, node in raw
+def _flag(raw: _Raw, added: frozenset[int]) -> TestFunction:
+    """A test collected without the diff, with whether the change added its `def` line and touched any of
+    its lines (decorators belong to the test: a new @pytest.mark.parametrize line changes it)."""
+    name, qualname, line, end, doc, first, start, decorators, docs, node = raw
+    # In field order, not by keyword: matching keywords cost a third of collecting 10,000 tests.
+    return TestFunction(
+        name,
+        qualname,
+        line,
+        end,
+        doc,
+        line in added,
+        bool(added) and not added.isdisjoint(range(first, end + 1)),
+        start,
+        decorators,
+        docs,
+        node,
     )
 
 
@@ -343,24 +325,22 @@ def parse_tests(
     text: str,
     added: frozenset[int],
     patterns: tuple[str, ...] = (),
-    tree: ast.Module | None = None,
     ahead: ReadAhead | None = None,
 ) -> TestFile:
     """Test functions of one file's text; a file that does not parse gets an error, not an exception.
 
-    tree: parse_python(text, path), when the caller has it already. ahead: read_ahead(path, text), whose
-    tests are used when the repository's runner settings collect the file the same way.
+    ahead: read_ahead(path, text): its tree is used, and its tests when the repository's runner settings
+    collect the file the same way.
     """
     collected = collects(path, patterns)
     if collected is None:
         return TestFile(path=path, tests=(), text=text)
-    if ahead is not None:
+    if ahead is not None and ahead.collected == collected and ahead.raw is not None:
+        tests = tuple(_flag(raw, added) for raw in ahead.raw)
         tree = ahead.tree
-        if ahead.collected == collected and ahead.raw is not None:
-            tests = _flagged(ahead.raw, added)
-            return TestFile(path=path, tests=tests, text=text, docstring=ast.get_docstring(tree), module=tree)
+        return TestFile(path=path, tests=tests, text=text, docstring=ast.get_docstring(tree), module=tree)
     try:
-        tree = tree if tree is not None else parse_python(text, path)
+        tree = ahead.tree if ahead is not None else parse_python(text, path)
     except PythonSyntaxError as exc:
         return TestFile(path=path, tests=(), error=exc.reason, error_line=exc.line)
     collector = _Collector(text.splitlines(), added, unittest_only=collected == "unittest")
