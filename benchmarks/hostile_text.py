@@ -34,6 +34,8 @@ from rules.profiles import ProfileError, parse_profiles
 
 BASE, HEAD = "b" * 40, "c" * 40
 RULE_AGENTS = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"
+# The same rule where issues count as references (AGT001 then looks for issue URLs in docstrings too).
+ISSUE_AGENTS = "# Rules\n\n- Regression tests must name the issue or PR they guard in the docstring.\n"
 TEST = "def test_ok():\n    # used to crash\n    assert compute() == 3\n"
 
 # Units a hostile text repeats: words the policy patterns look for, separators they split on, and the
@@ -102,6 +104,7 @@ SEPARATORS = (
     '"',
     "\\",
     "://",
+    "http://",
     "www",
     "<",
     "1.",
@@ -223,6 +226,13 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
         {"AGENTS.md": RULE_AGENTS},
         {
             "AGENTS.md": RULE_AGENTS,
+            "tests/test_x.py": 'def test_x():\n    """' + t.replace('"', "'") + '"""\n',
+        },
+    ),
+    "test-file-docstring-issues": lambda t: _review(
+        {"AGENTS.md": ISSUE_AGENTS},
+        {
+            "AGENTS.md": ISSUE_AGENTS,
             "tests/test_x.py": 'def test_x():\n    """' + t.replace('"', "'") + '"""\n',
         },
     ),

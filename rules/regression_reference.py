@@ -128,9 +128,37 @@ _REFERENCE_WORDS = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _REFERENCE_HEX = re.compile(r"(?<![\w/-])" + _HEX + r"(?![\w-])", re.IGNORECASE)  # 1a2b3c4 .. 40 hex digits
-# Accepted too where the AGENTS.md sentence speaks of issues: an issue URL (GitHub's or GitLab's) or
-# "issue 12" ("issue #12", "#12" and "GH-12" are references anyway).
-_ISSUE_REFERENCE = re.compile(r"https?://[^\s/]+/\S+?/issues/\d+\b|\bissue\s*#?\s*\d+\b", re.IGNORECASE)
+# Accepted too where the AGENTS.md sentence speaks of issues: an issue URL (GitHub's or GitLab's), that is
+# `https?://HOST/PATH/issues/N` with a path of one or more characters, or "issue 12" ("issue #12", "#12"
+# and "GH-12" are references anyway). The URL is found in two parts (issue_url): one pattern with a lazy
+# path before `/issues/` rescanned the rest of a long word from every `http://` in it.
+_ISSUE_WORDS = re.compile(r"\bissue\s*#?\s*\d+\b", re.IGNORECASE)
+_URL_HEAD = re.compile(r"https?://[^\s/]+/\S", re.IGNORECASE)  # scheme, host, "/", the path's first character
+_ISSUE_TAIL = re.compile(r"/issues/\d+\b", re.IGNORECASE)
+_SPACE = re.compile(r"\s")
+
+
+def _names_issue(text: str) -> bool:
+    """Whether text holds an issue URL or "issue N", in work linear in its length.
+
+    In a run of text without whitespace, the leftmost URL head ends first (a host runs to the next `/`),
+    so `/issues/N` anywhere after it in that run completes a URL; the run is then done with.
+    """
+    if _ISSUE_WORDS.search(text) is not None:
+        return True
+    if "://" not in text:
+        return False
+    done = -1
+    for head in _URL_HEAD.finditer(text):
+        if head.start() < done:
+            continue  # a later head in a run already searched
+        space = _SPACE.search(text, head.end())
+        done = space.start() if space is not None else len(text)
+        if _ISSUE_TAIL.search(text, head.end(), done) is not None:
+            return True
+    return False
+
+
 _SPEAKS_OF_ISSUES = re.compile(r"\bissues?\b", re.IGNORECASE)
 # AGENTS.md wording: a test, a verb of naming, and the PR or commit named (an issue is not enough:
 # issue links are not accepted references).
@@ -159,7 +187,7 @@ def names_reference(docstring: str | None, issues: bool = False) -> bool:
         or ("#" in docstring and _REFERENCE_HASH.search(docstring) is not None)
         or _REFERENCE_WORDS.search(docstring) is not None
         or _REFERENCE_HEX.search(docstring) is not None
-        or (issues and _ISSUE_REFERENCE.search(docstring) is not None)
+        or (issues and _names_issue(docstring))
     )
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from bot.engine import review
 from bot.examples import materialize
 from bot.models import PullRequest
-from rules.regression_reference import accepts_issues, is_fix_pr, names_reference
+from rules.regression_reference import _names_issue, accepts_issues, is_fix_pr, names_reference
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
 ALL_NEW_TESTS = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
@@ -135,6 +135,21 @@ _PIECES = st.sampled_from(
 @given(st.lists(_PIECES, max_size=14).map("".join))
 def test_the_four_patterns_accept_what_the_one_alternation_accepted(text):
     assert names_reference(text) == (_ONE_PATTERN.search(text) is not None)
+
+
+# The single pattern issue references were found with before issue_url; the two-part search must accept
+# exactly what it accepted.
+_ONE_ISSUE_PATTERN = re.compile(r"https?://[^\s/]+/\S+?/issues/\d+\b|\bissue\s*#?\s*\d+\b", re.IGNORECASE)
+_ISSUE_PIECES = st.sampled_from(
+    ["http://", "https://", "HTTP://", "h", "x", "/", "//", "issues/", "/issues/", "/ISSUES/", "issue", "#"]
+    + ["1", "12", "a", " ", "\n", "\t", "-", ".", "ſ", "://"]
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_ISSUE_PIECES, max_size=16).map("".join))
+def test_the_two_part_issue_search_accepts_what_the_one_pattern_accepted(text):
+    assert _names_issue(text) == (_ONE_ISSUE_PATTERN.search(text) is not None)
 
 
 UNREFERENCED = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
