@@ -1,4 +1,5 @@
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,35 @@ def test_the_wheel_ships_the_examples():
     assert "bot.example_prs" in setup["packages"]
     assert setup["package-dir"]["bot.example_prs"] == "examples"
     assert setup["package-data"]["bot.example_prs"] == ["**/*"]
+
+
+def _bot(*args: str) -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "bot", *args]
+
+
+def test_the_command_leaves_with_all_its_output_written_and_its_exit_code(make_repo):
+    import subprocess
+
+    # run() ends the process with os._exit (no teardown): what it printed must all be written first.
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {f"tests/test_{n}.py": NEW_TEST for n in range(40)})
+    args = ["check", "--repo", str(r.path), "--base", "main", "--head", "pr", "--format", "json"]
+    proc = subprocess.run(_bot(*args), capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 1 and proc.stderr == ""
+    report = json.loads(proc.stdout)
+    assert len(report["findings"]) == 40
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    import subprocess
+
+    # `bot rules | true`: the pipe is closed before the command writes to it. Buffered, as a terminal's
+    # pipe is: the only write is the last flush, after main() has returned.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen(_bot("rules"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait() == 0
+    assert err == b""
