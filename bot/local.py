@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot import forked
-from bot.catfile import CatFile, CatFileError, ObjectInfo, parse_info
+from bot.catfile import CatFile, CatFileError, ObjectInfo
 from bot.diff import DiffError, DiffReader, parse_diff
 from bot.gcpause import paused
 from bot.models import (
@@ -55,9 +55,11 @@ def _git(
     env: dict[str, str] | None = None,
     stdin: bytes | None = None,
     output: Callable[[bytes], None] | None = None,
+    config: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run git; output, when given, is handed what git prints as it prints it (stdout is kept too)."""
-    command = _command(args)
+    """Run git; output, when given, is handed what git prints as it prints it (stdout is kept too);
+    config: `name=value` settings for this command alone."""
+    command = _command(args, config)
     try:
         if output is None:
             proc = subprocess.run(
@@ -80,9 +82,10 @@ def _git(
     return proc
 
 
-def _command(args: Iterable[str]) -> list[str]:
+def _command(args: Iterable[str], config: tuple[str, ...] = ()) -> list[str]:
     # No pager, no external diff or textconv drivers: a repository's config must not run code.
-    return ["git", "-c", "core.quotepath=off", "--no-pager", *args]
+    settings = [arg for setting in ("core.quotepath=off", *config) for arg in ("-c", setting)]
+    return ["git", *settings, "--no-pager", *args]
 
 
 def _failed(name: str, code: int, stderr: bytes) -> SourceError:
@@ -156,6 +159,9 @@ class _Search:
     thread: threading.Thread | None = None
     found: frozenset[str] | None = None  # None: git could not tell
     error: SourceError | None = None  # raised by the later grep(), as a search made then would raise it
+
+
+_UNKNOWN = ObjectInfo("", "", -1)  # not looked up yet
 
 
 class GitReader:
@@ -284,9 +290,10 @@ class GitReader:
     def grep(self, rev: str, paths: list[str], words: tuple[str, ...]) -> frozenset[str]:
         """The paths whose blob at rev holds one of words (`git grep`, so nothing is read here).
 
-        Blobs over the size cap are not searched but returned: reading them raises the cap's error, as
-        reading any file would. Missing paths and non-blobs are not returned. A search started ahead for
-        these paths (grep_ahead) is waited for instead of searching again.
+        Blobs this reader knows to be over the size cap are not searched but returned: reading them raises
+        the cap's error, as reading any file would; the others are searched, whatever their size. Missing
+        paths and non-blobs are not returned. A search started ahead for these paths (grep_ahead) is
+        waited for instead of searching again.
         """
         paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
         if not paths or not words:
@@ -297,10 +304,7 @@ class GitReader:
             if ahead.error is not None:
                 raise ahead.error
             return frozenset(paths) if ahead.found is None else ahead.found & frozenset(paths)
-        try:
-            big, todo = self._searchable(rev, paths)
-        except CatFileError:
-            return frozenset(paths)
+        big, todo = self._searchable(rev, paths)
         found = self._grep_blobs(rev, todo, words)
         return frozenset(paths) if found is None else frozenset((big | found) & set(paths))
 
@@ -313,10 +317,7 @@ class GitReader:
         paths = [p for p in dict.fromkeys(paths) if "\n" not in p]
         if not paths or not words or (rev, words) in self._ahead:
             return
-        try:
-            big, todo = self._searchable(rev, paths)  # here: the cat-file processes serve one thread
-        except CatFileError:
-            return
+        big, todo = self._searchable(rev, paths)
         search = _Search(frozenset(paths))
 
         def run() -> None:
@@ -332,12 +333,23 @@ class GitReader:
         search.thread.start()
 
     def _searchable(self, rev: str, paths: list[str]) -> tuple[set[str], list[str]]:
-        """The paths over the size cap, and the blobs under it that `git grep` searches."""
-        infos = self._objects(rev, paths)
-        big = {p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size > self.limit}
-        todo = [
-            p for p, i in zip(paths, infos, strict=True) if i and i.type == "blob" and i.size <= self.limit
-        ]
+        """The paths known to be over the size cap, and the rest, which `git grep` searches.
+
+        Nothing is asked of git here: a path whose object is not known yet is searched as it is (`git
+        grep` passes over a missing path or a submodule, and reads a large blob at C speed). Asking the
+        sizes of every changed module first cost more than the search.
+        """
+        big: set[str] = set()
+        todo: list[str] = []
+        for path in paths:
+            info = self._known.get((rev, path), _UNKNOWN)
+            if info is _UNKNOWN:
+                todo.append(path)
+            elif info is not None and info.type == "blob":
+                if info.size > self.limit:
+                    big.add(path)
+                else:
+                    todo.append(path)
         return big, todo
 
     def _grep_blobs(self, rev: str, todo: list[str], words: tuple[str, ...]) -> set[str] | None:
@@ -491,9 +503,6 @@ def raw_changes(top: Path, base: str, head: str) -> list[RawChange]:
     return changes
 
 
-# Up to this many blob sizes are asked of the long-lived process one by one, before the diff; more, of a
-# one-shot `--batch-check --buffer` run beside the diff, which answers them in blocks.
-_FEW_SIZES = 256
 # The diff is parsed in a forked child only past this many changed blobs: for a small diff, making the
 # child costs more than the parsing it takes away.
 _FORK_PAST = 256
@@ -503,31 +512,39 @@ def _blob_shas(changes: list[RawChange]) -> list[str]:
     return sorted({s for c in changes for s in (c.old_sha, c.new_sha) if s != _NO_BLOB})
 
 
-def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str) -> list[RawChange]:
-    """Changes with a side over the size cap, found from blob sizes alone (nothing is read), asked of the
-    long-lived `--batch-check` the reads use anyway (for a few blobs: many are asked in the background).
+def _attribute_paths(changes: list[RawChange]) -> list[str]:
+    return list(dict.fromkeys(p for c in changes for p in (c.old_path or c.path, c.path)))
 
-    The reader keeps what it learns of both sides of every changed file for the reads that follow.
+
+def _may_print_as_text(top: Path, changes: list[RawChange]) -> set[str]:
+    """The changed paths whose `diff` attribute may make git print them as text whatever their size: set
+    (`*.dat diff`), or a named driver, whose config may say the same. Usually none.
+
+    Without one, git's diff takes a blob over core.bigFileThreshold for binary and prints one line for
+    it; `git check-attr` reads the same attribute files as the diff, and runs nothing.
+    """
+    paths = [p for p in _attribute_paths(changes) if "\0" not in p]
+    if not paths:
+        return set()
+    asked = "\0".join(paths).encode("utf-8", "surrogateescape") + b"\0"
+    out = _git(top, "check-attr", "-z", "--stdin", "diff", stdin=asked)
+    fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
+    # path, attribute, value; repeated, and a last empty field after the final NUL.
+    if len(fields) % 3 != 1:
+        return set(paths)  # an answer it does not document: size them all
+    return {fields[i] for i in range(0, len(fields) - 1, 3) if fields[i + 2] not in ("unspecified", "unset")}
+
+
+def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str) -> list[RawChange]:
+    """Changes with a side over the size cap, found from blob sizes alone (nothing is read).
+
+    The reader keeps what it learns for the reads that follow.
     """
     shas = _blob_shas(changes)
     try:
         sizes = dict(zip(shas, reader.info(shas), strict=True))
     except CatFileError as exc:
         raise SourceError(str(exc)) from None
-    return _big_changes(reader, changes, base, head, sizes)
-
-
-def _sizes(output: bytes, shas: list[str]) -> list[ObjectInfo | None]:
-    """`git cat-file --batch-check` answers, one per name asked."""
-    lines = output.split(b"\n")
-    if len(lines) != len(shas) + 1 or lines[-1]:
-        raise SourceError("git cat-file --batch-check did not answer every object")
-    return [parse_info(line) for line in lines[:-1]]
-
-
-def _big_changes(
-    reader: GitReader, changes: list[RawChange], base: str, head: str, sizes: dict[str, ObjectInfo | None]
-) -> list[RawChange]:
     for c in changes:
         if c.old_sha != _NO_BLOB and sizes.get(c.old_sha) is not None:
             reader.remember(base, c.old_path or c.path, sizes[c.old_sha])
@@ -562,66 +579,55 @@ def changed_files(
 ) -> tuple[FileChange, ...]:
     """The diff base..head as FileChanges; a file over the size cap is listed without being diffed.
 
-    `git diff --raw` and the blob sizes decide what is diffed: a PR adding a 50 MB file must not cost a
-    50 MB diff parsed line by line (issue 10). Such files are left out of the patch by pathspec and
-    marked patch_missing, so the review counts them as not reviewed. Many sizes are asked while git
-    writes the diff: when they name a file over the cap, the diff is stopped and made again without it.
-    meanwhile(changes), when given, runs while git works.
+    A PR adding a 50 MB file must not cost a 50 MB diff parsed line by line (issue 10). git's diff takes
+    a blob over the cap for binary (core.bigFileThreshold) and prints one line for it; such files are
+    then sized (only those git found binary) and marked patch_missing, so the review counts them as not
+    reviewed. A path whose `diff` attribute may make git print it as text anyway is sized first and, over
+    the cap, left out of the diff by pathspec. meanwhile(changes), when given, runs while git works.
     """
     reader = reader or GitReader(top)
     changes = raw_changes(top, base, head)
-    # git works out the sizes and the diff in its own processes while this process does what needs only
-    # the blob ids (meanwhile: parsing the head's test files takes about as long as git's diff). For a
-    # large diff, where fork() is safe, a child runs `git diff` and parses it beside that; otherwise git
-    # writes the diff to a file (no thread of ours waits on a pipe), parsed after.
-    shas = _blob_shas(changes)
-    sizing = None
-    if len(shas) <= _FEW_SIZES:
-        big = _too_large(reader, changes, base, head)
-    else:
-        big = []
-        sizing = _Background(top, ["cat-file", "--batch-check", "--buffer"], "".join(f"{s}\n" for s in shas))
+    texty = _may_print_as_text(top, changes)
+    big = (
+        _too_large(reader, [c for c in changes if {c.path, c.old_path} & texty], base, head) if texty else []
+    )
+    limit = reader.limit
+    # git diffs in its own process while this one does what needs only the blob ids (meanwhile: parsing
+    # the head's test files takes about as long as git's diff). For a large diff, where fork() is safe, a
+    # child runs `git diff` and parses it beside that; otherwise git writes the diff to a file (no thread
+    # of ours waits on a pipe), parsed after.
     parsing = None
-    if len(shas) > _FORK_PAST and forked.can_fork():
-        parsing = forked.start(functools.partial(_diff_files, top, base, head, big))
-    diff = None if parsing is not None else _Background(top, _diff_args(base, head, big))
+    if len(_blob_shas(changes)) > _FORK_PAST and forked.can_fork():
+        parsing = forked.start(functools.partial(_diff_files, top, base, head, big, limit))
+    diff = None
+    if parsing is None:
+        args, config = _diff_command(base, head, big, limit)
+        diff = _Background(top, args, config=config)
     try:
         if meanwhile is not None:
             with paused():
                 meanwhile(changes)
-        if sizing is not None:
-            big = _big_changes(
-                reader, changes, base, head, dict(zip(shas, _sizes(sizing.output(), shas), strict=True))
-            )
-            if big:  # what git diffs so far is of no use: diff again without the files over the cap
-                if parsing is not None:
-                    parsing.cancel()
-                if diff is not None:
-                    diff.stop()
-                parsing = diff = None
         if parsing is not None:
             files = parsing.result()
-        elif diff is not None:
-            files = _parse(diff.output())
         else:
-            files = _diff_files(top, base, head, big)
+            assert diff is not None
+            files = _parse(diff.output())
     finally:
         if parsing is not None:
             parsing.cancel()
         if diff is not None:
             diff.stop()
-        if sizing is not None:
-            sizing.stop()
-    return _with_unreviewed(files, changes, big)
+    return _listed(reader, files, changes, big, base, head)
 
 
-def _diff_files(top: Path, base: str, head: str, big: list[RawChange]) -> tuple[FileChange, ...]:
+def _diff_files(top: Path, base: str, head: str, big: list[RawChange], limit: int) -> tuple[FileChange, ...]:
     """The parsed diff base..head without the files in big, read as git writes it: the files already
     written are parsed while git diffs the next ones."""
     reading = DiffReader()
+    args, config = _diff_command(base, head, big, limit)
     try:
         with paused():
-            diff = _git(top, *_diff_args(base, head, big), output=reading.feed)
+            diff = _git(top, *args, output=reading.feed, config=config)
             return reading.finish(diff.stdout)
     except DiffError as exc:
         raise SourceError(str(exc)) from None
@@ -635,27 +641,43 @@ def _parse(diff: bytes) -> tuple[FileChange, ...]:
         raise SourceError(str(exc)) from None
 
 
-def _diff_args(base: str, head: str, big: list[RawChange]) -> list[str]:
+def _diff_command(
+    base: str, head: str, big: list[RawChange], limit: int
+) -> tuple[list[str], tuple[str, ...]]:
+    """The diff's arguments, and its config: blobs over limit are binary to it."""
     excluded = [f":(top,exclude,literal){p}" for c in big for p in (c.path, c.old_path) if p]
     args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
-    return [*args, *(["--", *excluded] if excluded else [])]
+    return [*args, *(["--", *excluded] if excluded else [])], (f"core.bigFileThreshold={limit}",)
 
 
-def _with_unreviewed(
-    files: tuple[FileChange, ...], changes: list[RawChange], big: list[RawChange]
+def _listed(
+    reader: GitReader,
+    files: tuple[FileChange, ...],
+    changes: list[RawChange],
+    big: list[RawChange],
+    base: str,
+    head: str,
 ) -> tuple[FileChange, ...]:
-    """files, with the changes left out of the diff for their size listed as not reviewed, in git's order."""
+    """files, with the changes over the cap listed as not reviewed, in git's order: those left out of the
+    diff (big), and those git found binary whose blobs turn out to be over the cap."""
+    binary = {f.path for f in files if f.binary}
+    if binary:
+        big = big + _too_large(reader, [c for c in changes if c.path in binary], base, head)
     if not big:
         return files
+    over = {c.path for c in big}
     order = {c.path: n for n, c in enumerate(changes)}
-    listed = sorted([*files, *(_unreviewed(c) for c in big)], key=lambda f: order.get(f.path, len(order)))
+    kept = [f for f in files if f.path not in over]
+    listed = sorted([*kept, *(_unreviewed(c) for c in big)], key=lambda f: order.get(f.path, len(order)))
     return tuple(listed)
 
 
 class _Background:
     """A git command that writes to unnamed temporary files while this process does other work."""
 
-    def __init__(self, repo: Path, args: list[str], stdin: str | None = None) -> None:
+    def __init__(
+        self, repo: Path, args: list[str], stdin: str | None = None, *, config: tuple[str, ...] = ()
+    ) -> None:
         self.args = args
         self.deadline = time.monotonic() + _GIT_TIMEOUT
         self.out = tempfile.TemporaryFile()
@@ -666,7 +688,7 @@ class _Background:
                 source.write(stdin.encode())
                 source.seek(0)
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                _command(args),
+                _command(args, config),
                 cwd=repo,
                 stdin=source,
                 stdout=self.out,

@@ -220,10 +220,12 @@ class ChangeSet(BaseModel):
             self._raw[(rev, path)] = data
 
     def mentioning(self, rev: str, paths: Iterable[str], words: tuple[str, ...]) -> frozenset[str]:
-        """The paths among paths whose text at rev may hold one of words; files that cannot be read count.
+        """The paths among paths whose text at rev may hold one of words.
 
-        A reader that can search (`git grep`) answers without the bytes coming here; otherwise each file
-        is read. Unreadable files are kept so that whoever reads them next reports why, as before.
+        A reader that can search (`git grep`) answers without the bytes coming here, over the bytes as
+        they are (a file over the size cap that holds a word counts, and reading it then says why it
+        cannot be read); otherwise each file is read, and one that cannot be counts, so that whoever
+        reads it next reports why.
         """
         todo = list(dict.fromkeys(paths))
         grep = getattr(self.reader, "grep", None)

@@ -95,20 +95,25 @@ def test_a_change_set_is_the_same_with_or_without_the_child(make_repo, monkeypat
     assert with_child.files == without.files and len(without.files) == 7
 
 
-def test_a_child_diffing_a_file_over_the_cap_is_stopped_and_the_diff_made_without_it(make_repo, monkeypatch):
+def test_a_child_diffing_a_file_over_the_cap_gets_one_line_for_it(make_repo, monkeypatch):
     import bot.local
     from bot.local import load_changeset
     from bot.models import MAX_TEXT_BYTES
 
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
     r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "big.txt": big, "b.py": "b = 1\n"})
-    monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)  # sizes asked beside the diff, not before it
     monkeypatch.setattr(bot.local, "_FORK_PAST", 0)
-    cancelled: list[int | None] = []
-    cancel = forked.Pending.cancel
-    monkeypatch.setattr(forked.Pending, "cancel", lambda self: cancelled.append(self.pid) or cancel(self))
+    used: list[bool] = []
+    result = forked.Pending.result
+
+    def recorded(self, *args):
+        value = result(self, *args)
+        used.append(self.used_child)
+        return value
+
+    monkeypatch.setattr(forked.Pending, "result", recorded)
     cs = load_changeset(r.path, base="main", head="pr")
-    assert cancelled and cancelled[0] is not None  # the child diffing big.txt was stopped
+    assert used == [True]  # the child's answer, with big.txt binary to git: nothing of it read
     assert [(f.path, f.patch_missing) for f in cs.files] == [
         ("a.py", False),
         ("b.py", False),

@@ -110,7 +110,8 @@ def test_read_many_skips_a_tree_before_other_paths(make_repo):
 
 
 def _recording_git(monkeypatch):
-    """Every git command load_changeset runs, with how many bytes it printed. The diff is made in this
+    """Every git command load_changeset runs (its `-c` settings last), with how many bytes it printed. The
+    diff is made in this
     process, not in a forked child (whose commands would be recorded there): with the same arguments,
     and the same files either way (test_forked.py)."""
     import bot.forked
@@ -123,13 +124,17 @@ def _recording_git(monkeypatch):
 
     def git(repo, *args, check=True, **kw):
         proc = real(repo, *args, check=check, **kw)
-        calls.append((args, len(proc.stdout)))
+        calls.append(((*args, *(f"-c {c}" for c in kw.get("config", ()))), len(proc.stdout)))
         return proc
 
     class Background(bot.local._Background):
+        def __init__(self, repo, args, stdin=None, *, config=()):
+            super().__init__(repo, args, stdin, config=config)
+            self.config = config
+
         def output(self):
             out = super().output()
-            calls.append((tuple(self.args), len(out)))
+            calls.append(((*self.args, *(f"-c {c}" for c in self.config)), len(out)))
             return out
 
     monkeypatch.setattr(bot.local, "_git", git)
@@ -151,10 +156,10 @@ def test_a_file_over_the_cap_is_never_diffed_or_read(make_repo, monkeypatch):
     report = review(cs)
     # No git command printed the big text, and none of its bytes reached the review.
     assert calls and max(size for _, size in calls) < len(big)
+    # One diff, nothing left out of it: git takes a blob over the cap for binary and prints a line for it.
     patches = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
-    assert len(patches) == 1 and {":(top,exclude,literal)big.txt", ":(top,exclude,literal)grown.txt"} <= set(
-        patches[0]
-    )
+    assert len(patches) == 1 and f"-c core.bigFileThreshold={MAX_TEXT_BYTES}" in patches[0]
+    assert not any(a.startswith(":(top") for a in patches[0])
     assert cs.reader.bytes_read < len(big)
     # Listed in git's order, counted and reported as not reviewed; the small files keep their diff.
     assert [f.path for f in cs.files] == ["a.py", "b.py", "big.txt", "grown.txt", "tests/test_big.py"]
@@ -166,54 +171,59 @@ def test_a_file_over_the_cap_is_never_diffed_or_read(make_repo, monkeypatch):
     assert cs.base_text("grown.txt") == "small\n"
 
 
-def test_many_blobs_are_sized_while_git_diffs_and_a_big_one_is_left_out(make_repo, monkeypatch):
-    import bot.local
+def test_a_file_an_attribute_would_have_git_print_as_text_is_sized_first_and_left_out(make_repo, monkeypatch):
     from bot.models import MAX_TEXT_BYTES
 
+    # `diff` set makes git print a file as text whatever its size (core.bigFileThreshold aside): such a
+    # file is sized before the diff and, over the cap, left out of it by pathspec.
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
     base = {"a.py": "a = 1\n", "grown.txt": "small\n"}
-    head = {"a.py": "a = 2\n", "big.txt": big, "grown.txt": big, "b.py": "b = 1\n"}
-    r = make_repo(base, head)
-    few = load_changeset(r.path, base="main", head="pr")
-    # Past _FEW_SIZES, the sizes are asked while git writes the diff; it is stopped or made
-    # again without the files over the cap, so the change set is the one the sizes-first path gives.
-    monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)
+    head = {".gitattributes": "*.txt diff\n", "a.py": "a = 2\n", "big.txt": big, "grown.txt": big}
+    r = make_repo(base, {**head, "notes.txt": "fine\n"})
     calls = _recording_git(monkeypatch)
-    many = load_changeset(r.path, base="main", head="pr")
-    assert many.files == few.files
-    assert [f.path for f in many.files if f.patch_missing] == ["big.txt", "grown.txt"]
-    patches = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
-    assert ":(top,exclude,literal)big.txt" in patches[-1] and many.reader.bytes_read < len(big)
+    cs = load_changeset(r.path, base="main", head="pr")
+    assert max(size for _, size in calls) < len(big) and cs.reader.bytes_read < len(big)
+    (patch,) = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
+    assert {":(top,exclude,literal)big.txt", ":(top,exclude,literal)grown.txt"} <= set(patch)
+    assert [f.path for f in cs.files if f.patch_missing] == ["big.txt", "grown.txt"]
+    assert cs.file("notes.txt").added_lines == {1}  # under the cap: diffed as ever
 
 
-def test_many_blobs_without_a_big_one_are_diffed_once(make_repo, monkeypatch):
-    import bot.local
-
-    monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)
+def test_no_blob_is_sized_while_loading_when_git_finds_no_file_binary(make_repo, monkeypatch):
     r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "b.py": "b = 1\n"})
     calls = _recording_git(monkeypatch)
     cs = load_changeset(r.path, base="main", head="pr")
     patches = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
     assert len(patches) == 1 and not any(a.startswith(":(top") for a in patches[0])
     assert [f.path for f in cs.files] == ["a.py", "b.py"] and cs.file("b.py").added_lines == {1}
-    assert cs.head_text("b.py") == "b = 1\n"  # the sizes the thread learnt serve the reads
+    assert cs.reader.processes == 0  # no `git cat-file` was needed
+    assert cs.head_text("b.py") == "b = 1\n"
 
 
-def test_a_failure_to_size_the_blobs_is_reported_not_the_diff(make_repo, monkeypatch):
-    import bot.local
+def test_a_binary_file_under_the_cap_stays_binary_and_a_failure_to_size_it_is_reported(
+    make_repo, monkeypatch
+):
+    from bot.catfile import CatFileError
+    from bot.local import GitReader
 
-    monkeypatch.setattr(bot.local, "_FEW_SIZES", 0)
+    r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "logo.png": b"\x89PNG\r\n\x1a\n\x00\x01"})
+    cs = load_changeset(r.path, base="main", head="pr")
+    assert [(f.path, f.binary, f.patch_missing) for f in cs.files] == [
+        ("a.py", False, False),
+        ("logo.png", True, False),
+    ]
 
-    def fail(output, shas):
-        raise SourceError("git cat-file --batch-check did not answer every object")
+    def fail(self, names):
+        raise CatFileError("git cat-file --batch-check did not answer every object")
 
-    monkeypatch.setattr(bot.local, "_sizes", fail)
-    r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n"})
+    monkeypatch.setattr(GitReader, "info", fail)
     with pytest.raises(SourceError, match="did not answer every object"):
         load_changeset(r.path, base="main", head="pr")
 
 
 def test_changes_under_the_cap_are_diffed_as_before(make_repo, monkeypatch):
+    from bot.models import MAX_TEXT_BYTES
+
     r = make_repo({"a.py": "a = 1\n", "old.py": "x = 1\n" * 20}, {"a.py": "a = 2\n", "old.py": None})
     r.write({"new.py": "x = 1\n" * 20})
     r.commit(None, "rename")
@@ -221,7 +231,16 @@ def test_changes_under_the_cap_are_diffed_as_before(make_repo, monkeypatch):
     cs = load_changeset(r.path, base="main", head="pr")
     patches = [args for args, _ in calls if args[0] == "diff" and "--raw" not in args]
     assert patches == [
-        ("diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", cs.base_sha, cs.head_sha)
+        (
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "-M",
+            cs.base_sha,
+            cs.head_sha,
+            f"-c core.bigFileThreshold={MAX_TEXT_BYTES}",
+        )
     ]
     assert [(f.path, f.old_path, f.status.value) for f in cs.files] == [
         ("a.py", None, "modified"),
@@ -251,11 +270,12 @@ def test_one_cat_file_process_per_mode_for_every_read(make_repo, monkeypatch):
     cs = load_changeset(r.path, base="main", head="pr")
     loading = len(started)
     review(cs)
-    # 60 changed files read at both sides: the long-lived `--batch-check` tells the sizes of their 120
-    # blobs at load (a one-shot `--buffer` run does it past 256), and the long-lived `--batch` answers
-    # every read after it that the checked-out files (the head's) do not.
-    assert [args[-1] for args in started[:loading] if "cat-file" in args] == ["--batch-check"]
-    assert [args[-1] for args in started[loading:] if "cat-file" in args] in ([], ["--batch"])
+    # 60 changed files: none is sized while loading (git's diff finds none over the cap), and one
+    # long-lived `--batch-check` and one `--batch` answer every read of the review that the checked-out
+    # files (the head's) do not.
+    assert [args[-1] for args in started[:loading] if "cat-file" in args] == []
+    modes = [args[-1] for args in started[loading:] if "cat-file" in args]
+    assert len(modes) == len(set(modes)) and set(modes) <= {"--batch-check", "--batch"}
     others = [args for args in started[loading:] if "cat-file" not in args]
     assert len(others) <= 3, others  # listing the base tree, and `git grep` at each side
 
@@ -302,7 +322,7 @@ def test_bot_review_with_a_checkout_takes_the_same_capped_path(gh, make_repo, mo
         github_client(gh),
     )
     assert "1 without a reviewable diff" in capsys.readouterr().out
-    assert any(a[0] == "diff" and ":(top,exclude,literal)big.txt" in a for a, _ in calls)
+    assert any(a[0] == "diff" and f"-c core.bigFileThreshold={MAX_TEXT_BYTES}" in a for a, _ in calls)
     assert max(size for _, size in calls) < len(big)
 
 
@@ -323,21 +343,6 @@ def test_one_rev_parse_finds_the_repository_and_both_commits(make_repo, monkeypa
         load_changeset(r.path, base="main", head="^main")
     with pytest.raises(SourceError, match="not a git repository"):
         load_changeset(tmp_path, base="main", head="pr")
-
-
-def test_many_sizes_from_one_buffered_run_match_the_long_lived_answers(make_repo):
-    """Past 256 blobs the sizes come from a one-shot `--batch-check --buffer` in the background: the same
-    answers."""
-    from bot.local import GitReader, _Background, _sizes
-
-    r = make_repo({"a.py": "a = 1\n", "b.txt": "bb\n" * 10}, {"a.py": "a = 22\n"})
-    shas = [
-        r.git("rev-parse", f"{rev}:{path}").strip() for rev in ("main", "pr") for path in ("a.py", "b.txt")
-    ]
-    asked = _Background(r.path, ["cat-file", "--batch-check", "--buffer"], "".join(f"{s}\n" for s in shas))
-    buffered = _sizes(asked.output(), shas)
-    assert buffered == GitReader(r.path).info(shas)
-    assert [i.size for i in buffered if i] == [6, 30, 7, 30]
 
 
 def test_a_checked_out_file_that_is_the_blob_is_read_from_the_work_tree(make_repo):
