@@ -7,6 +7,7 @@ import pickle
 import time
 
 import pytest
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from bot import forked
 
@@ -158,3 +159,41 @@ def test_a_whole_answer_is_taken_and_the_child_reaped_beside_it():
     while os.path.exists(f"/proc/{pid}"):
         assert time.monotonic() < deadline, "the child was never reaped"
         time.sleep(0.01)
+
+
+class _Private(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    size: int = 0
+    _seen: int = PrivateAttr(default=0)
+
+
+def test_models_in_the_answer_come_back_as_pydantic_pickles_them():
+    from bot.models import FileChange, FileStatus, Hunk
+
+    hunk = Hunk(old_start=1, old_length=2, new_start=1, new_length=3, added=(2, 3))
+    files = (
+        FileChange(path="a.py", status=FileStatus.MODIFIED, hunks=(hunk, hunk)),
+        FileChange(path="b.py", status=FileStatus.ADDED, binary=True),
+        FileChange(path="c.py", status=FileStatus.RENAMED, old_path="d.py", hunks=(hunk,)),
+    )
+    extra = _Private(name="x", colour="red")
+    extra._seen = 3
+    value = (files, [extra, _Private(name="y", size=2)])
+    ours = pickle.loads(forked.dumps(value))
+    theirs = pickle.loads(pickle.dumps(value))
+    assert ours == theirs == value
+    for mine, pydantics in zip([*ours[0], *ours[1]], [*theirs[0], *theirs[1]], strict=True):
+        assert type(mine) is type(pydantics)
+        assert mine.model_fields_set == pydantics.model_fields_set
+        assert mine.model_extra == pydantics.model_extra
+        assert mine.__pydantic_private__ == pydantics.__pydantic_private__
+    assert ours[1][0]._seen == 3 and ours[1][0].colour == "red"
+    ours[1][1].size = 5  # each model keeps a set of its own: changing one changes no other
+    assert ours[1][1].model_fields_set == {"name", "size"} and ours[1][0].model_fields_set == {
+        "name",
+        "colour",
+    }
+    # Frozen models stay frozen.
+    with pytest.raises(Exception, match="frozen"):
+        ours[0][0].path = "z.py"
