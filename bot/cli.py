@@ -208,7 +208,7 @@ def _emit(  # type: ignore[no-untyped-def]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from bot.engine import review
+    from bot.engine import review, warm_ups
     from bot.local import current_branch, default_base, load_changeset, open_repo, resolve
     from bot.models import PullRequest
     from bot.ranges import check_range
@@ -228,7 +228,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     head, label = _local_head(top, args)
     if head != args.head:  # a snapshot: the branch is HEAD's
         pr = pr.model_copy(update={"head_ref": current_branch(top, "HEAD")})
-    changeset = load_changeset(top, base=args.base, head=head, pr=pr)
+    changeset = load_changeset(top, base=args.base, head=head, pr=pr, idle=warm_ups())
     base = args.base or default_base(top)
     note = check_range(changeset, base, label, resolve(top, base))
     report = review(changeset, config_path=args.config)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 
 from bot.api import GitHubError
 from bot.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
 from bot.gcpause import paused
 from bot.models import ChangeSet, Coverage, FileStatus, Finding, Report, Severity, UnreadableFile, Verdict
-from rules.agents import load_policy
+from rules.agents import load_policy, warm
 from rules.base import Context, Review, Rule, Statement
 from rules.catalog import REGISTRY
 from rules.profiles import profile_searches, profile_table
@@ -87,6 +88,15 @@ def _run(rule: Rule, review: Review) -> list[Finding]:
                 message=f"Rule failed with an internal error ({type(exc).__name__}); other rules still ran.",
             )
         ]
+
+
+def warm_ups(rules: Mapping[str, Rule] = REGISTRY) -> tuple[Callable[[], None], ...]:
+    """Work every review and its comment do first that needs no change set: compiling the AGENTS.md
+    patterns every sentence meets, and the comment's template. load_changeset does it while it would
+    otherwise wait on git (`idle`); what it leaves undone is done when needed, as without it."""
+    from bot.render import prepare
+
+    return (functools.partial(warm, rules.values()), prepare)
 
 
 def review(

@@ -107,6 +107,12 @@ class Pending:
                 return value
         return self.work()
 
+    def ready(self) -> bool:
+        """Whether result() would return without waiting on the child (its answer is in, or it died)."""
+        if self.pid is None or self.fd is None:
+            return True
+        return bool(select.select([self.fd], [], [], 0)[0])
+
     def cancel(self) -> None:
         """Stop the child, if any, without waiting for its value."""
         if self.pid is not None:

@@ -576,6 +576,7 @@ def changed_files(
     head: str,
     reader: GitReader | None = None,
     meanwhile: Callable[[list[RawChange]], None] | None = None,
+    idle: Iterable[Callable[[], None]] = (),
 ) -> tuple[FileChange, ...]:
     """The diff base..head as FileChanges; a file over the size cap is listed without being diffed.
 
@@ -583,7 +584,8 @@ def changed_files(
     a blob over the cap for binary (core.bigFileThreshold) and prints one line for it; such files are
     then sized (only those git found binary) and marked patch_missing, so the review counts them as not
     reviewed. A path whose `diff` attribute may make git print it as text anyway is sized first and, over
-    the cap, left out of the diff by pathspec. meanwhile(changes), when given, runs while git works.
+    the cap, left out of the diff by pathspec. meanwhile(changes), when given, runs while git works; then
+    each task of idle, as long as the diff is not in yet.
     """
     reader = reader or GitReader(top)
     changes = raw_changes(top, base, head)
@@ -607,6 +609,10 @@ def changed_files(
         if meanwhile is not None:
             with paused():
                 meanwhile(changes)
+        for task in idle:
+            if parsing.ready() if parsing is not None else diff is None or diff.done():
+                break
+            _spare(task)
         if parsing is not None:
             files = parsing.result()
         else:
@@ -618,6 +624,15 @@ def changed_files(
         if diff is not None:
             diff.stop()
     return _listed(reader, files, changes, big, base, head)
+
+
+def _spare(task: Callable[[], None]) -> None:
+    """Run work done ahead only to save time later: a fault in it is met again, and said, where the work
+    is needed."""
+    try:
+        task()
+    except Exception:  # noqa: BLE001, S110 - see the docstring
+        pass
 
 
 def _diff_files(top: Path, base: str, head: str, big: list[RawChange], limit: int) -> tuple[FileChange, ...]:
@@ -717,6 +732,10 @@ class _Background:
             raise _failed(self.args[0], code, err)
         return out
 
+    def done(self) -> bool:
+        """Whether git has finished (output() would not wait)."""
+        return self.proc is None or self.proc.poll() is not None
+
     def stop(self) -> None:
         if self.proc is not None:
             if self.proc.poll() is None:
@@ -766,11 +785,14 @@ def load_changeset(
     head: str = "HEAD",
     pr: PullRequest | None = None,
     commits: bool = True,
+    idle: Iterable[Callable[[], None]] = (),
 ) -> ChangeSet:
     """The changes from the merge-base of base and head to head, as a pull request would show them.
 
     Without a PR title or description (plain `bot check`), and unless commits is False, the commit
-    messages of base..head are kept on the PullRequest: they are what a local user has written.
+    messages of base..head are kept on the PullRequest: they are what a local user has written. idle:
+    work for later that needs no change set (bot.engine.warm_ups), done while the loader would otherwise
+    wait on git.
     """
     located = _locate(Path(repo), base, head)
     if located is not None:
@@ -798,7 +820,7 @@ def load_changeset(
         if messages:
             logged.append(commit_messages(top, merge_base, head_sha))
 
-    files = changed_files(top, merge_base, head_sha, reader, meanwhile)
+    files = changed_files(top, merge_base, head_sha, reader, meanwhile, idle)
     # The base ref only says where the diff starts (it may be a SHA or HEAD~3); which branch the PR will
     # target is known only when the caller says so (`bot check --base-branch`).
     if info.head_ref is None:

@@ -146,6 +146,12 @@ def _groups(findings: tuple[Finding, ...]) -> list[tuple[str | None, list[Findin
     return [(path, list(items)) for path, items in groupby(ordered, key=lambda f: f.path)]
 
 
+def prepare() -> None:
+    """Compile the comment's template now (jinja keeps it): for a caller with time to spare before it
+    renders, such as a loader waiting on git (bot.engine.warm_ups)."""
+    _env().get_template("comment.md.j2")
+
+
 def render_comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
     """The status comment for a report, kept under GitHub's size limit."""
     template = _env().get_template("comment.md.j2")

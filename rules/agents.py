@@ -637,6 +637,18 @@ def policy_of(files: tuple[PolicyFile, ...], changes: tuple[PolicyChange, ...] =
     return Policy(files=files, statements=statements, changes=changes, conflicts=conflicts)
 
 
+def warm(rules: Iterable[Rule]) -> None:
+    """Compile what reading any AGENTS.md sentence compiles first: the first piece of each rule's patterns.
+
+    `re` keeps the patterns it compiled, so load_policy's recogniser finds them compiled. For a loader
+    with time to spare while git works (bot.engine.warm_ups); nothing else changes.
+    """
+    for rule in rules:
+        for source in rule.recognisers:
+            pattern = Gated.compile(source)
+            pattern.first()
+
+
 def load_policy(changeset: ChangeSet, rules: Iterable[Rule]) -> Policy:
     """The policy at base (AGENTS.md and deferring CLAUDE.md files), and what the PR's edits would change."""
     recogniser = Recogniser.of(rules)

@@ -82,6 +82,10 @@ class Gated:
     def groupindex(self):  # noqa: ANN201 - the same mapping re.Pattern offers
         return self.pattern.groupindex
 
+    def first(self) -> re.Pattern[str]:
+        """The pattern every search compiles: the gate's first piece, or the whole pattern."""
+        return self._piece(0) if self.piece_sources else self.pattern
+
     def search(self, text: str) -> re.Match[str] | None:
         pos = 0
         for i in range(len(self.piece_sources)):

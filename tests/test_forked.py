@@ -197,3 +197,13 @@ def test_models_in_the_answer_come_back_as_pydantic_pickles_them():
     # Frozen models stay frozen.
     with pytest.raises(Exception, match="frozen"):
         ours[0][0].path = "z.py"
+
+
+def test_ready_says_whether_the_answer_is_in():
+    pending = forked.start(lambda: time.sleep(0.5) or "late")
+    assert not pending.ready()
+    deadline = time.monotonic() + 10
+    while not pending.ready() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert pending.ready() and pending.result() == "late" and pending.used_child
+    assert forked.Pending(lambda: 1).ready()  # no child: nothing to wait on

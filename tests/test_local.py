@@ -461,3 +461,36 @@ def test_a_fault_in_reading_tests_ahead_leaves_them_to_the_rules(make_repo, monk
     monkeypatch.setattr(bot.local, "read_ahead", broken)
     changeset = load_changeset(r.path, base="main", head="pr")
     assert review(changeset).findings == expected.findings and expected.findings
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_idle_work_runs_only_while_the_diff_is_not_in_and_its_faults_change_nothing(
+    make_repo, monkeypatch, fork
+):
+    import bot.forked
+    import bot.local
+    from bot.engine import review, warm_ups
+
+    files = {f"tests/test_m{i}.py": f"def test_{i}():\n    assert f({i}) == {i}\n" for i in range(5)}
+    r = make_repo({"AGENTS.md": "# Rules\n\n- No tautological tests.\n"}, files)
+    plain = review(load_changeset(r.path, base="main", head="pr"))
+    monkeypatch.setattr(bot.local, "_FORK_PAST", 0 if fork else 1 << 30)
+    ran: list[str] = []
+
+    def broken() -> None:
+        ran.append("broken")
+        raise RuntimeError("a fault in work done ahead")
+
+    tasks = (broken, *warm_ups(), lambda: ran.append("last"))
+    # The diff not in yet: every task runs, and the broken one changes nothing.
+    monkeypatch.setattr(bot.forked.Pending, "ready", lambda self: False)
+    monkeypatch.setattr(bot.local._Background, "done", lambda self: False)
+    cs = load_changeset(r.path, base="main", head="pr", idle=tasks)
+    assert ran == ["broken", "last"]
+    assert review(cs).findings == plain.findings
+    # The diff in: no task runs.
+    ran.clear()
+    monkeypatch.setattr(bot.forked.Pending, "ready", lambda self: True)
+    monkeypatch.setattr(bot.local._Background, "done", lambda self: True)
+    load_changeset(r.path, base="main", head="pr", idle=tasks)
+    assert ran == []
