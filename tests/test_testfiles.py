@@ -338,3 +338,14 @@ def test_a_renamed_and_edited_test_is_changed_not_new(make_repo, head, new):
     base = {"AGENTS.md": AGENTS_ALL, ".github/bot.yml": EVERY_NEW_TEST, "tests/test_r.py": RENAMED_BASE}
     report = review_change(make_repo, base, {"tests/test_r.py": head})
     assert ("AGT001" in codes(report)) is new
+
+
+def test_the_same_test_parsed_twice_is_equal_whatever_its_tree():
+    source = "def test_a():\n    assert f() == 1\n"
+    (one,) = parse_tests("tests/test_x.py", source, frozenset({2})).tests
+    (two,) = parse_tests("tests/test_x.py", source, frozenset({2})).tests
+    assert one.node is not two.node
+    assert one == two and not one != two and hash(one) == hash(two) and len({one, two}) == 1
+    moved = one._replace(line=5)
+    assert moved != one and not moved == one
+    assert "node" not in repr(one) and "qualname='test_a'" in repr(one)
