@@ -527,11 +527,11 @@ def _may_print_as_text(top: Path, changes: list[RawChange]) -> set[str]:
     if not paths:
         return set()
     asked = "\0".join(paths).encode("utf-8", "surrogateescape") + b"\0"
-    out = _git(top, "check-attr", "-z", "--stdin", "diff", stdin=asked)
+    out = _git(top, "check-attr", "-z", "--stdin", "diff", stdin=asked, check=False)
     fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
     # path, attribute, value; repeated, and a last empty field after the final NUL.
-    if len(fields) % 3 != 1:
-        return set(paths)  # an answer it does not document: size them all
+    if out.returncode != 0 or len(fields) % 3 != 1:
+        return set(paths)  # no answer, or one it does not document: size them all, as before
     return {fields[i] for i in range(0, len(fields) - 1, 3) if fields[i + 2] not in ("unspecified", "unset")}
 
 

@@ -494,3 +494,22 @@ def test_idle_work_runs_only_while_the_diff_is_not_in_and_its_faults_change_noth
     monkeypatch.setattr(bot.local._Background, "done", lambda self: True)
     load_changeset(r.path, base="main", head="pr", idle=tasks)
     assert ran == []
+
+
+def test_when_git_cannot_say_which_attributes_apply_every_changed_blob_is_sized(make_repo, monkeypatch):
+    import bot.local
+    from bot.models import MAX_TEXT_BYTES
+
+    big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
+    r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "big.txt": big})
+    real = bot.local._git
+
+    def git(repo, *args, **kw):
+        if args[0] == "check-attr":
+            return real(repo, "check-attr", "--no-such-option", **kw)
+        return real(repo, *args, **kw)
+
+    monkeypatch.setattr(bot.local, "_git", git)
+    cs = load_changeset(r.path, base="main", head="pr")
+    assert [(f.path, f.patch_missing) for f in cs.files] == [("a.py", False), ("big.txt", True)]
+    assert cs.reader.processes == 1 and cs.reader.bytes_read < len(big)  # sized first, never read
