@@ -16,6 +16,7 @@ is unchanged is not a changed test.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import functools
 import inspect
@@ -420,13 +421,6 @@ def base_test_file(review: Review, f: FileChange) -> TestFile | None:
     return review.memo(f"tests.base:{base_path}", build)
 
 
-def _span(stmt: ast.stmt) -> range:
-    """The lines of a statement, its decorators included."""
-    decorators = getattr(stmt, "decorator_list", None)
-    first = min(stmt.lineno, *(d.lineno for d in decorators)) if decorators else stmt.lineno
-    return range(first, (stmt.end_lineno or stmt.lineno) + 1)
-
-
 def base_from_head(f: FileChange, head: TestFile, patterns: tuple[str, ...] = ()) -> TestFile | None:
     """The tests of a test file at base, read off its head's tree when the change only adds whole top-level
     statements (and blank or comment lines); None for any other change, which needs the base parsed.
@@ -445,18 +439,27 @@ def base_from_head(f: FileChange, head: TestFile, patterns: tuple[str, ...] = ()
     if "\r" in text or "\\\n" in text:
         return None
     added = f.added_lines
+    # Counted in the sorted added lines (two bisections a statement), not by a set operation over each
+    # statement's lines: a large PR's test files hold tens of thousands of top-level statements.
+    order = sorted(added)
     kept: list[ast.stmt] = []
     covered: set[int] = set()
     for stmt in head.module.body:
-        span = _span(stmt)
-        if added.isdisjoint(span):
+        first = stmt.lineno
+        decorators = getattr(stmt, "decorator_list", None)
+        if decorators:
+            first = min(first, *(d.lineno for d in decorators))
+        last = stmt.end_lineno or stmt.lineno
+        at = bisect.bisect_left(order, first)
+        inside = bisect.bisect_right(order, last, at) - at  # the statement's lines that are added
+        if not inside:
             kept.append(stmt)
-        elif not added.issuperset(span):
+        elif inside != last - first + 1:
             return None  # a statement partly added: the base holds another version of it
         elif isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
             return None  # it may change how the rest of the file is read
         else:
-            covered.update(span)
+            covered.update(range(first, last + 1))
     lines = text.split("\n")
     for n in added - covered:
         line = lines[n - 1].strip() if 0 < n <= len(lines) else None
