@@ -481,9 +481,11 @@ _RAW_STATUS = {"A": FileStatus.ADDED, "D": FileStatus.REMOVED, "R": FileStatus.R
 _NO_BLOB = "0" * 40
 
 
-def raw_changes(top: Path, base: str, head: str) -> list[RawChange]:
-    """The changed files base..head with their blob ids, as git pairs them (renames included)."""
-    out = _git(top, "diff", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-textconv", "-M", base, head)
+def raw_changes(top: Path, base: str, head: str, limit: int = MAX_TEXT_BYTES) -> list[RawChange]:
+    """The changed files base..head with their blob ids, as git pairs them (renames included): with the
+    setting the diff of their lines has (_diff_command), so that both pair the same files."""
+    args = ("diff", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-textconv", "-M", base, head)
+    out = _git(top, *args, config=(f"core.bigFileThreshold={limit}",))
     fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
     changes: list[RawChange] = []
     i = 0
@@ -588,7 +590,7 @@ def changed_files(
     each task of idle, as long as the diff is not in yet.
     """
     reader = reader or GitReader(top)
-    changes = raw_changes(top, base, head)
+    changes = raw_changes(top, base, head, reader.limit)
     texty = _may_print_as_text(top, changes)
     big = (
         _too_large(reader, [c for c in changes if {c.path, c.old_path} & texty], base, head) if texty else []
@@ -674,10 +676,11 @@ def _listed(
     head: str,
 ) -> tuple[FileChange, ...]:
     """files, with the changes over the cap listed as not reviewed, in git's order: those left out of the
-    diff (big), and those git found binary whose blobs turn out to be over the cap."""
-    binary = {f.path for f in files if f.binary}
-    if binary:
-        big = big + _too_large(reader, [c for c in changes if c.path in binary], base, head)
+    diff (big), and those git printed no line of (found binary, or renamed or copied unchanged) whose
+    blobs turn out to be over the cap."""
+    lineless = {f.path for f in files if f.binary or not f.hunks}
+    if lineless:
+        big = big + _too_large(reader, [c for c in changes if c.path in lineless], base, head)
     if not big:
         return files
     over = {c.path for c in big}

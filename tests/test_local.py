@@ -513,3 +513,17 @@ def test_when_git_cannot_say_which_attributes_apply_every_changed_blob_is_sized(
     cs = load_changeset(r.path, base="main", head="pr")
     assert [(f.path, f.patch_missing) for f in cs.files] == [("a.py", False), ("big.txt", True)]
     assert cs.reader.processes == 1 and cs.reader.bytes_read < len(big)  # sized first, never read
+
+
+def test_a_file_over_the_cap_renamed_unchanged_is_listed_as_not_reviewed(make_repo):
+    from bot.models import MAX_TEXT_BYTES
+
+    # git prints no line of a file renamed unchanged, binary or not: it is sized like a binary one.
+    big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
+    r = make_repo({"a.py": "a = 1\n", "old.txt": big}, {"a.py": "a = 2\n", "old.txt": None, "new.txt": big})
+    cs = load_changeset(r.path, base="main", head="pr")
+    assert [(f.path, f.old_path, f.status.value, f.patch_missing) for f in cs.files] == [
+        ("a.py", None, "modified", False),
+        ("new.txt", "old.txt", "renamed", True),
+    ]
+    assert cs.reader.bytes_read < len(big)
