@@ -376,14 +376,11 @@ def run() -> NoReturn:
     out first: both output streams and the log handlers.
     """
     code = main()
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:  # `bot check | head`: the reader left, as main() takes it
-        pass
-    try:
-        sys.stderr.flush()
-    except BrokenPipeError:
-        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:  # `bot check | head`: the reader left, as main() takes it
+            pass
     logging = sys.modules.get("logging")  # imported only by the commands that log
     if logging is not None:
         logging.shutdown()

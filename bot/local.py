@@ -481,11 +481,16 @@ _RAW_STATUS = {"A": FileStatus.ADDED, "D": FileStatus.REMOVED, "R": FileStatus.R
 _NO_BLOB = "0" * 40
 
 
+def _binary_past(limit: int) -> tuple[str, ...]:
+    """The setting under which git's diff takes a blob over limit bytes for binary and prints one line."""
+    return (f"core.bigFileThreshold={limit}",)
+
+
 def raw_changes(top: Path, base: str, head: str, limit: int = MAX_TEXT_BYTES) -> list[RawChange]:
     """The changed files base..head with their blob ids, as git pairs them (renames included): with the
     setting the diff of their lines has (_diff_command), so that both pair the same files."""
     args = ("diff", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-textconv", "-M", base, head)
-    out = _git(top, *args, config=(f"core.bigFileThreshold={limit}",))
+    out = _git(top, *args, config=_binary_past(limit))
     fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
     changes: list[RawChange] = []
     i = 0
@@ -590,36 +595,35 @@ def changed_files(
     each task of idle, as long as the diff is not in yet.
     """
     reader = reader or GitReader(top)
-    changes = raw_changes(top, base, head, reader.limit)
+    limit = reader.limit
+    changes = raw_changes(top, base, head, limit)
     texty = _may_print_as_text(top, changes)
     big = (
         _too_large(reader, [c for c in changes if {c.path, c.old_path} & texty], base, head) if texty else []
     )
-    limit = reader.limit
     # git diffs in its own process while this one does what needs only the blob ids (meanwhile: parsing
     # the head's test files takes about as long as git's diff). For a large diff, where fork() is safe, a
     # child runs `git diff` and parses it beside that; otherwise git writes the diff to a file (no thread
     # of ours waits on a pipe), parsed after.
-    parsing = None
+    parsing: forked.Pending | None = None
+    diff: _Background | None = None
+    arrived: Callable[[], bool]
+    collect: Callable[[], tuple[FileChange, ...]]
     if len(_blob_shas(changes)) > _FORK_PAST and forked.can_fork():
         parsing = forked.start(functools.partial(_diff_files, top, base, head, big, limit))
-    diff = None
-    if parsing is None:
-        args, config = _diff_command(base, head, big, limit)
-        diff = _Background(top, args, config=config)
+        arrived, collect = parsing.ready, parsing.result
+    else:
+        background = diff = _Background(top, *_diff_command(base, head, big, limit))
+        arrived, collect = background.done, lambda: _parse(background.output())
     try:
         if meanwhile is not None:
             with paused():
                 meanwhile(changes)
         for task in idle:
-            if parsing.ready() if parsing is not None else diff is None or diff.done():
+            if arrived():
                 break
             _spare(task)
-        if parsing is not None:
-            files = parsing.result()
-        else:
-            assert diff is not None
-            files = _parse(diff.output())
+        files = collect()
     finally:
         if parsing is not None:
             parsing.cancel()
@@ -664,7 +668,7 @@ def _diff_command(
     """The diff's arguments, and its config: blobs over limit are binary to it."""
     excluded = [f":(top,exclude,literal){p}" for c in big for p in (c.path, c.old_path) if p]
     args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", base, head]
-    return [*args, *(["--", *excluded] if excluded else [])], (f"core.bigFileThreshold={limit}",)
+    return [*args, *(["--", *excluded] if excluded else [])], _binary_past(limit)
 
 
 def _listed(
@@ -693,30 +697,22 @@ def _listed(
 class _Background:
     """A git command that writes to unnamed temporary files while this process does other work."""
 
-    def __init__(
-        self, repo: Path, args: list[str], stdin: str | None = None, *, config: tuple[str, ...] = ()
-    ) -> None:
+    def __init__(self, repo: Path, args: list[str], config: tuple[str, ...] = ()) -> None:
         self.args = args
         self.deadline = time.monotonic() + _GIT_TIMEOUT
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
-        source = tempfile.TemporaryFile()
         try:
-            if stdin is not None:
-                source.write(stdin.encode())
-                source.seek(0)
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
                 _command(args, config),
                 cwd=repo,
-                stdin=source,
+                stdin=subprocess.DEVNULL,
                 stdout=self.out,
                 stderr=self.err,
             )
         except FileNotFoundError:
             self.stop()
             raise SourceError("git is not installed or not on PATH") from None
-        finally:
-            source.close()
 
     def output(self) -> bytes:
         """What git printed, once it is done; SourceError as _git() says it when git fails or is late."""

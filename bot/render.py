@@ -146,15 +146,19 @@ def _groups(findings: tuple[Finding, ...]) -> list[tuple[str | None, list[Findin
     return [(path, list(items)) for path, items in groupby(ordered, key=lambda f: f.path)]
 
 
+def _template() -> jinja2.Template:
+    return _env().get_template("comment.md.j2")  # compiled once: jinja keeps it
+
+
 def prepare() -> None:
-    """Compile the comment's template now (jinja keeps it): for a caller with time to spare before it
-    renders, such as a loader waiting on git (bot.engine.warm_ups)."""
-    _env().get_template("comment.md.j2")
+    """Compile the comment's template now: for a caller with time to spare before it renders, such as a
+    loader waiting on git (bot.engine.warm_ups)."""
+    _template()
 
 
 def render_comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
     """The status comment for a report, kept under GitHub's size limit."""
-    template = _env().get_template("comment.md.j2")
+    template = _template()
     # A finding takes at least a dozen characters: more than limit // 12 can never fit, so never render them.
     shown = min(len(report.findings), limit // 12)
     # Every derived value of a profile takes a few hundred characters: the detail gives way first, then

@@ -128,8 +128,8 @@ def _recording_git(monkeypatch):
         return proc
 
     class Background(bot.local._Background):
-        def __init__(self, repo, args, stdin=None, *, config=()):
-            super().__init__(repo, args, stdin, config=config)
+        def __init__(self, repo, args, config=()):
+            super().__init__(repo, args, config)
             self.config = config
 
         def output(self):
