@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.models import Frozen
+from bot.models import Frozen, SourceFailure
 
 DEFAULT_API_URL = "https://api.github.com"
 
 
-class GitHubError(Exception):
+class GitHubError(SourceFailure):
     """A GitHub API failure, with a message fit for the user (never the token or request headers).
 
     kind is one of: auth (401), read-only (403 "Resource not accessible by integration"), forbidden,

@@ -11,6 +11,7 @@ from typing import Any
 
 from bot import formats
 from bot.models import UnreadableFile, decode_text
+from bot.usage import UsageError
 from rules.primerl import PrimeRLConfig, PrimeRLError, parse_prime_rl
 from rules.profiles import MAX_PROFILE_BYTES, Profile, ProfileError, parse_profiles
 from rules.stepmath import (
@@ -218,8 +219,6 @@ def _cli_words(exc: StepMathError) -> str:
 
 def run_steps(args: argparse.Namespace) -> int:
     """Print the answer; exit 1 when Prime-RL would refuse the result, 2 on unusable input."""
-    from bot.cli import UsageError
-
     try:
         answer = conversion(args) if args.from_ else calculate(args)
     except StepMathError as exc:

@@ -11,15 +11,12 @@ from typing import NoReturn
 
 from bot.app import add_parser as _review_parser
 from bot.app import cmd_review
+from bot.usage import UsageError
 
 FAIL_LEVELS = ("none", "notice", "warning", "error")
 # `bot review` and `bot publish` print the comment or the Report; the local commands print any of these.
 REVIEW_FORMATS = ("markdown", "json")
 LOCAL_FORMATS = ("text", "markdown", "json", "sarif", "github")
-
-
-class UsageError(Exception):
-    """A problem with the user's input: one line on stderr, exit 2."""
 
 
 def _check_parser(sub: argparse._SubParsersAction) -> None:

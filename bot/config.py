@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -121,23 +122,34 @@ def _problem(err: Any, lines: dict[tuple[str, ...], int]) -> ConfigProblem:
     return ConfigProblem(path=CONFIG_PATH, key=".".join(parts), line=line, message=describe(err, Config))
 
 
-def _known_rules() -> dict[str, tuple[str, frozenset[str]]]:
-    """Rule key (code or name) -> (code, option names). Imported late: the catalog loads every rule."""
-    from rules.catalog import REGISTRY  # noqa: PLC0415
+class KnownRule(Protocol):
+    """What config validation needs of a rule: its code, its name and its options (a registry Rule)."""
 
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def options(self) -> Mapping[str, Any]: ...
+
+
+def _known_rules(rules: Iterable[KnownRule]) -> dict[str, tuple[str, frozenset[str]]]:
+    """Rule key (code or name) -> (code, option names)."""
     out: dict[str, tuple[str, frozenset[str]]] = {}
-    for rule in REGISTRY.values():
+    for rule in rules:
         options = frozenset(rule.options)
         out[rule.code] = out[rule.name] = (rule.code, options)
     return out
 
 
-def _rule_problems(data: dict[str, Any], lines: dict[tuple[str, ...], int]) -> list[ConfigProblem]:
+def _rule_problems(
+    data: dict[str, Any], lines: dict[tuple[str, ...], int], registry: Iterable[KnownRule]
+) -> list[ConfigProblem]:
     """Rule keys that name no rule, and options a rule does not have: typos that would silently do nothing."""
     rules = data.get("rules")
     if not isinstance(rules, dict):
         return []
-    known = _known_rules()
+    known = _known_rules(registry)
     codes = sorted({code for code, _ in known.values()})
     out = []
     for name, setting in rules.items():
@@ -171,8 +183,11 @@ def _rule_problems(data: dict[str, Any], lines: dict[tuple[str, ...], int]) -> l
     return out
 
 
-def parse_config(text: str) -> Config:
-    """Validate config text; raises ConfigError listing every problem found, each with its key and line."""
+def parse_config(text: str, rules: Iterable[KnownRule]) -> Config:
+    """Validate config text; raises ConfigError listing every problem found, each with its key and line.
+
+    rules are the rules a `rules:` key may name (the caller hands in the registry: the vocabulary sits
+    below the rules, so it cannot import them)."""
     if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{CONFIG_PATH} is larger than {MAX_CONFIG_BYTES:,} bytes")
     try:
@@ -184,7 +199,7 @@ def parse_config(text: str) -> Config:
     if not isinstance(data, dict):
         raise ConfigError("expected a mapping of keys (`rules:`, `labels:` ...) at the top level")
     lines = formats.key_lines(text, "yaml")
-    problems = _rule_problems(data, lines)
+    problems = _rule_problems(data, lines, rules)
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
@@ -194,7 +209,7 @@ def parse_config(text: str) -> Config:
     return config
 
 
-def load_config(data: bytes | None) -> Config:
+def load_config(data: bytes | None, rules: Iterable[KnownRule]) -> Config:
     """Config from the base revision's bytes (None when the file does not exist)."""
     if data is None:
         return Config()
@@ -202,4 +217,4 @@ def load_config(data: bytes | None) -> Config:
         text = decode_text(CONFIG_PATH, data, MAX_CONFIG_BYTES)
     except UnreadableFile as exc:
         raise ConfigError(str(exc)) from None
-    return parse_config(text)
+    return parse_config(text, rules)

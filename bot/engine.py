@@ -5,10 +5,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 
-from bot.api import GitHubError
 from bot.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
 from bot.gcpause import paused
-from bot.models import ChangeSet, Coverage, FileStatus, Finding, Report, Severity, UnreadableFile, Verdict
+from bot.models import (
+    ChangeSet,
+    Coverage,
+    FileStatus,
+    Finding,
+    Report,
+    Severity,
+    SourceFailure,
+    UnreadableFile,
+    Verdict,
+)
 from rules.agents import load_policy, warm
 from rules.base import Context, Review, Rule, Statement
 from rules.catalog import REGISTRY
@@ -26,7 +35,7 @@ def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, 
 def _config_at(changeset: ChangeSet, sha: str, path: str) -> tuple[Config, tuple[ConfigProblem, ...]]:
     try:
         data = changeset.reader.read(sha, path) if changeset.reader else None
-        return load_config(data), ()
+        return load_config(data, REGISTRY.values()), ()
     except ConfigError as exc:
         return Config(), tuple(p.model_copy(update={"path": path}) for p in exc.problems)
     except UnreadableFile as exc:
@@ -77,7 +86,7 @@ def _run(rule: Rule, review: Review) -> list[Finding]:
         return [f for f in rule.check(ctx) if f.path is None or ctx.applies(f.path)]
     except UnreadableFile as exc:
         return [ctx.finding(f"File could not be reviewed: {exc.reason}", path=exc.path)]
-    except GitHubError:
+    except SourceFailure:
         raise  # GitHub failing (token, rate limit) is the run's problem, not a finding against the PR
     except Exception as exc:  # noqa: BLE001 - one broken rule must not stop the review
         return [
@@ -125,6 +134,7 @@ def _review(
         config=config,
         statements=policy.statements,
         config_problems=problems + head_problems,
+        rule_codes=frozenset(REGISTRY),
     )
     # The search for profile modules runs in git (locally) while the rules parse test files.
     if changeset.searches_ahead:

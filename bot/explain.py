@@ -24,7 +24,16 @@ def policy_at(repo: str | Path, rev: str) -> tuple[ChangeSet, Policy, Review]:
     # An AGENTS.md under a path the config excludes is not read by the review, so it is not explained.
     changeset = changeset.without(config.exclude)
     policy = load_policy(changeset, REGISTRY.values())
-    return changeset, policy, Review(changeset=changeset, config=config, statements=policy.statements)
+    return (
+        changeset,
+        policy,
+        Review(
+            changeset=changeset,
+            config=config,
+            statements=policy.statements,
+            rule_codes=frozenset(REGISTRY),
+        ),
+    )
 
 
 def _label(code: str) -> str:

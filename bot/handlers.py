@@ -33,6 +33,7 @@ from bot.render import MARKER
 from bot.suggest import Selection, note, select
 from bot.suggest import plan as plan_suggestions
 from bot.waivers import apply_waivers, stamp
+from rules.catalog import REGISTRY
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ def config_at(ctx: Context, base_sha: str) -> Config:
             if top
             else ctx.reader().read(base_sha, ctx.config_path)
         )
-        return load_config(data)
+        return load_config(data, REGISTRY.values())
     except ReadFault as exc:
         # Defaults in place of a config GitHub failed to give would decide who may run commands: stop.
         raise GitHubError("unavailable", f"the config {ctx.config_path}: {exc.reason}") from None

@@ -96,6 +96,10 @@ class ReadFault(UnreadableFile):
     """
 
 
+class SourceFailure(Exception):
+    """The change set's source failed to answer (GitHub refused, or was down): the run's fault, no finding."""
+
+
 class TextReader(Protocol):
     """Where a change set reads file contents from (local git, GitHub API)."""
 

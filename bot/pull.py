@@ -23,7 +23,7 @@ from bot.models import (
     UnreadableFile,
     oversized,
 )
-from rules.agents import is_policy_path
+from rules.policy_files import is_policy_path
 from rules.testfiles import is_test_path
 
 log = logging.getLogger(__name__)

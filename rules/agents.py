@@ -18,9 +18,8 @@ from pathlib import PurePosixPath
 from bot.models import ChangeSet, FileStatus, PolicyChange, UnreadableFile
 from rules.base import Rule, Statement, in_scope
 from rules.linear import Gated
+from rules.policy_files import POINTER_NAME, POLICY_NAME, is_policy_path
 
-POLICY_NAME = "AGENTS.md"
-POINTER_NAME = "CLAUDE.md"
 MAX_SENTENCE = 300
 # Real rule sentences are a few hundred characters (the longest in the labelled corpus: 414). A longer one
 # is not read as a rule but reported: matching it would cost time an attacker chooses, for nothing.
@@ -221,11 +220,6 @@ def _where(st: Statement) -> str:
 def scope_of(path: str) -> str:
     parent = str(PurePosixPath(path).parent)
     return "" if parent == "." else parent
-
-
-def is_policy_path(path: str) -> bool:
-    # git's paths are normalised: the last part is the name (asked of every file of a 3,000-file tree).
-    return path.rpartition("/")[2] in (POLICY_NAME, POINTER_NAME)
 
 
 def _units(text: str) -> Iterator[tuple[list[tuple[int, str]], bool]]:

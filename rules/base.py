@@ -47,6 +47,9 @@ class Review:
     statements: Mapping[str, tuple[Statement, ...]] = field(default_factory=dict)
     # What is wrong in the config at base (it was ignored) and, when the PR changes it, at head.
     config_problems: tuple[ConfigProblem, ...] = ()
+    # Every code the registry knows (BOT002 names a waiver's unknown code): handed in, since the registry
+    # imports the rules and so cannot be imported by them.
+    rule_codes: frozenset[str] = frozenset()
     cache: dict[str, Any] = field(default_factory=dict)
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:

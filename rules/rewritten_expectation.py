@@ -39,8 +39,8 @@ from pathlib import PurePosixPath
 
 from bot.config import CONFIG_PATH
 from bot.models import ChangeSet, FileStatus, Finding, Severity
-from rules.agents import is_policy_path
 from rules.base import Context, Rule
+from rules.policy_files import is_policy_path
 from rules.testfiles import base_test_file, dotted, is_test_path, touched_tests
 
 # AGENTS.md wording.

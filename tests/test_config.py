@@ -2,15 +2,18 @@ import pytest
 
 from bot.config import ConfigError, load_config, parse_config
 from bot.models import Severity
+from rules.catalog import REGISTRY
+
+RULES = REGISTRY.values()
 
 
 def test_empty_and_missing_config_are_defaults():
-    assert parse_config("") == load_config(None)
-    assert load_config(None).labels.ready == "status:ready"
+    assert parse_config("", RULES) == load_config(None, RULES)
+    assert load_config(None, RULES).labels.ready == "status:ready"
 
 
 def test_rule_settings():
-    cfg = parse_config("rules:\n  AGT001: {enabled: false}\n  TRN001: {severity: warning}\n")
+    cfg = parse_config("rules:\n  AGT001: {enabled: false}\n  TRN001: {severity: warning}\n", RULES)
     assert cfg.setting("AGT001", "x").enabled is False
     assert cfg.setting("TRN001", "x").severity is Severity.WARNING
     assert cfg.setting("AGT002", "tautological-test").enabled is None
@@ -32,7 +35,7 @@ def test_rule_settings():
 )
 def test_invalid_config_names_the_field(text, where):
     with pytest.raises(ConfigError) as exc:
-        parse_config(text)
+        parse_config(text, RULES)
     assert where in str(exc.value)
 
 
@@ -41,12 +44,12 @@ def test_alias_bomb_fails_fast():
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9)
     )
     with pytest.raises(ConfigError, match="anchors"):
-        parse_config(bomb)
+        parse_config(bomb, RULES)
 
 
 def test_error_does_not_echo_input():
     with pytest.raises(ConfigError) as exc:
-        parse_config("handle: [" + "s3cr3t, " * 10 + "]\n")
+        parse_config("handle: [" + "s3cr3t, " * 10 + "]\n", RULES)
     assert "s3cr3t" not in str(exc.value)
 
 
@@ -56,11 +59,11 @@ def test_error_does_not_echo_input():
 )
 def test_unreadable_config_bytes(data, reason):
     with pytest.raises(ConfigError, match=reason):
-        load_config(data)
+        load_config(data, RULES)
 
 
 def test_bom_is_accepted():
-    assert load_config("\ufeffhandle: review-bot\n".encode()).handle == "review-bot"
+    assert load_config("\ufeffhandle: review-bot\n".encode(), RULES).handle == "review-bot"
 
 
 TYPOS = (
@@ -83,7 +86,7 @@ TYPOS = (
 
 def test_every_problem_is_reported_at_once_with_its_line_and_a_suggestion():
     with pytest.raises(ConfigError) as caught:
-        parse_config(TYPOS)
+        parse_config(TYPOS, RULES)
     problems = [(p.line, p.key, p.message) for p in caught.value.problems]
     assert problems == [
         (2, "rules.AGT01", "no rule is called `AGT01`; did you mean `AGT001`?"),
@@ -117,11 +120,11 @@ def test_every_problem_is_reported_at_once_with_its_line_and_a_suggestion():
 )
 def test_messages_use_the_words_of_the_file_not_python_types(text, message):
     with pytest.raises(ConfigError) as caught:
-        parse_config(text)
+        parse_config(text, RULES)
     assert [p.message for p in caught.value.problems] == [message]
     assert not any(word in str(caught.value) for word in ("tuple", "dict", "Input should", "bool"))
 
 
 def test_one_glob_may_be_written_without_a_list():
-    assert parse_config('exclude: "tests/**"\n').exclude == ("tests/**",)
-    assert parse_config("profiles:\n  globs: '**/*.toml'\n").profiles.globs == ("**/*.toml",)
+    assert parse_config('exclude: "tests/**"\n', RULES).exclude == ("tests/**",)
+    assert parse_config("profiles:\n  globs: '**/*.toml'\n", RULES).profiles.globs == ("**/*.toml",)

@@ -17,6 +17,7 @@ from bot.handlers import REPLY_MARKER
 from bot.models import Coverage, Finding, ProfileMath, Report, Severity, StepValues
 from bot.publish import CHECK_TEXT_LIMIT, Publisher, status_plan
 from bot.render import COMMENT_LIMIT, MARKER, _env, render_comment
+from rules.catalog import REGISTRY
 from tests import ghapi, test_handlers, test_publish
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001
@@ -295,7 +296,7 @@ def test_check_run_text_and_annotations_stay_under_githubs_limits():
 @pytest.mark.parametrize("label", ["a\nb", "a,b", "x" * 51, "", "line\rbreak"])
 def test_label_names_are_checked_when_the_config_loads(label):
     with pytest.raises(ConfigError, match="labels.needs_work"):
-        parse_config(yaml.safe_dump({"labels": {"needs_work": label}}))
+        parse_config(yaml.safe_dump({"labels": {"needs_work": label}}), REGISTRY.values())
 
 
 # --- Untrusted text into markdown -------------------------------------------------------------------------
@@ -322,7 +323,7 @@ def test_templates_come_from_the_package_and_are_strict(tmp_path, monkeypatch):
 def test_config_over_the_size_cap_is_refused_before_parsing():
     # A document that would fail parsing fast anyway; the message proves the size check came first.
     with pytest.raises(ConfigError, match="larger than"):
-        parse_config("a: &x [1]\nb: *x\n" + "#" * 300_000)
+        parse_config("a: &x [1]\nb: *x\n" + "#" * 300_000, REGISTRY.values())
 
 
 def test_every_test_named_in_the_reliability_doc_exists():
