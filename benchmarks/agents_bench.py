@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.engine import review  # noqa: E402
 from bot.local import load_changeset  # noqa: E402
-from bot.models import PullRequest  # noqa: E402
+from rules.core.models import PullRequest  # noqa: E402
 
 AGENTS = """# Working here
 

@@ -27,12 +27,12 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from bot import sanitize
 from bot.artifact import ArtifactError, load_artifact
 from bot.commands import parse_commands
 from bot.diff import DiffError, parse_diff
 from rules import agents
 from rules.catalog import REGISTRY
+from rules.core import sanitize
 from rules.primerl import PrimeRLError
 from rules.profiles import ProfileError, parse_prime_rl_file, parse_profiles, parse_python_profiles
 

@@ -22,14 +22,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot import sanitize
 from bot.artifact import ArtifactError, load_artifact
 from bot.commands import parse_commands
 from bot.diff import DiffError, parse_diff
 from bot.engine import review
-from bot.models import ChangeSet, FileChange, FileStatus, PullRequest
 from rules import agents
 from rules.catalog import REGISTRY
+from rules.core import sanitize
+from rules.core.models import ChangeSet, FileChange, FileStatus, PullRequest
 from rules.profiles import ProfileError, parse_profiles
 
 BASE, HEAD = "b" * 40, "c" * 40

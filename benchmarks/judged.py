@@ -10,8 +10,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.config import Config, RuleSetting
-from bot.models import Report, Severity
+from rules.core.config import Config, RuleSetting
+from rules.core.models import Report, Severity
 
 CASES = Path(__file__).resolve().parent / "judged_cases.csv"
 

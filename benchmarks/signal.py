@@ -43,10 +43,10 @@ from benchmarks.judged import (  # noqa: E402
     flagged,
     load_cases,
 )
-from bot.config import Config  # noqa: E402
 from bot.engine import review  # noqa: E402
 from bot.local import SourceError, load_changeset  # noqa: E402
-from bot.models import PullRequest, Report  # noqa: E402
+from rules.core.config import Config  # noqa: E402
+from rules.core.models import PullRequest, Report  # noqa: E402
 
 DEFAULT_CLONES = Path(os.environ.get("SIGNAL_CLONES", "/work/clones"))
 

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
-from bot.models import Finding, Report
-from bot.sanitize import visible
+from rules.core.models import Finding, Report
+from rules.core.sanitize import visible
 
 # GitHub refuses a step summary over 1 MiB; stay clearly below it, note included.
 SUMMARY_LIMIT = 1024 * 1024 - 4096

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.models import Frozen, SourceFailure
+from rules.core.models import Frozen, SourceFailure
 
 DEFAULT_API_URL = "https://api.github.com"
 

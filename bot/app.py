@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.models import Report
+    from rules.core.models import Report
 
 STATUS_KINDS = ("commit-status", "check-run")
-# bot.config imports pydantic; `bot --help` stays import-light, so the default path is repeated here.
+# rules.core.config imports pydantic; `bot --help` stays import-light, so the default path is repeated here.
 CONFIG_PATH = ".github/bot.yml"
 
 

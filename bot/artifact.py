@@ -13,9 +13,9 @@ from pathlib import Path
 
 from bot.api import PullInfo
 from bot.events import Event, WorkflowRun
-from bot.models import Report, Severity, StepValues, Waiver
 from bot.output import ReportError, parse_report
 from rules.catalog import REGISTRY
+from rules.core.models import Report, Severity, StepValues, Waiver
 from rules.stepmath import SEMANTICS
 
 # A real Report is tens of kilobytes; a few thousand findings stay well under this.

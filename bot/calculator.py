@@ -9,9 +9,9 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from bot import formats
-from bot.models import UnreadableFile, decode_text
 from bot.usage import UsageError
+from rules.core import formats
+from rules.core.models import UnreadableFile, decode_text
 from rules.primerl import PrimeRLConfig, PrimeRLError, parse_prime_rl
 from rules.profiles import MAX_PROFILE_BYTES, Profile, ProfileError, parse_profiles
 from rules.stepmath import (

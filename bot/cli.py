@@ -207,8 +207,8 @@ def _emit(  # type: ignore[no-untyped-def]
 def cmd_check(args: argparse.Namespace) -> int:
     from bot.engine import review, warm_ups
     from bot.local import current_branch, default_base, load_changeset, open_repo, resolve
-    from bot.models import PullRequest
     from bot.ranges import check_range
+    from rules.core.models import PullRequest
 
     pr = PullRequest(
         number=args.pr_number,

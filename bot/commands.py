@@ -7,7 +7,7 @@ import re
 from typing import Literal
 
 from bot.blocks import paragraph_lines
-from bot.models import Frozen
+from rules.core.models import Frozen
 
 MAX_COMMANDS = 5
 MAX_REASON = 300

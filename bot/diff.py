@@ -9,7 +9,7 @@ import re
 import unidiff
 from unidiff.errors import UnidiffParseError
 
-from bot.models import FileChange, FileStatus, Hunk
+from rules.core.models import FileChange, FileStatus, Hunk
 
 
 class DiffError(Exception):

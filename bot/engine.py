@@ -5,9 +5,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 
-from bot.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
 from bot.gcpause import paused
-from bot.models import (
+from rules.agents import load_policy, warm
+from rules.catalog import REGISTRY
+from rules.core.base import Context, Review, Rule, Statement
+from rules.core.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
+from rules.core.models import (
     ChangeSet,
     Coverage,
     FileStatus,
@@ -18,9 +21,6 @@ from bot.models import (
     UnreadableFile,
     Verdict,
 )
-from rules.agents import load_policy, warm
-from rules.base import Context, Review, Rule, Statement
-from rules.catalog import REGISTRY
 from rules.profiles import profile_searches, profile_table
 from rules.waivers import apply_waivers
 

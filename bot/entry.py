@@ -10,7 +10,7 @@ from typing import NamedTuple
 from pydantic import SecretStr
 
 from bot.api import DEFAULT_API_URL
-from bot.models import Frozen
+from rules.core.models import Frozen
 
 
 class ActionsPaths(NamedTuple):

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from bot.local import load_changeset
-from bot.models import ChangeSet, PullRequest
+from rules.core.models import ChangeSet, PullRequest
 
 
 class ExampleError(Exception):

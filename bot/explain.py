@@ -7,11 +7,11 @@ from pathlib import Path
 
 from bot.engine import read_config
 from bot.local import GitReader, open_repo, resolve
-from bot.models import ChangeSet
-from bot.sanitize import one_line
 from rules.agents import Policy, PolicyFile, load_policy
-from rules.base import Context, Review, Rule, Statement, in_scope
 from rules.catalog import REGISTRY
+from rules.core.base import Context, Review, Rule, Statement, in_scope
+from rules.core.models import ChangeSet
+from rules.core.sanitize import one_line
 from rules.trunk import trunk_named
 
 

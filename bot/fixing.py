@@ -6,8 +6,8 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.models import ChangeSet, Finding, Fix, Report, UnreadableFile, decode_text
-from rules.fixes import apply
+from rules.core.fixes import apply
+from rules.core.models import ChangeSet, Finding, Fix, Report, UnreadableFile, decode_text
 
 _BOM = "\ufeff"
 

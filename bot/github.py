@@ -31,7 +31,7 @@ from bot.api import (
     ReviewComment,
     ReviewInfo,
 )
-from bot.models import MAX_TEXT_BYTES, oversized
+from rules.core.models import MAX_TEXT_BYTES, oversized
 
 T = TypeVar("T")
 REVIEW_BODY = "Suggested changes for the review's findings: each applies with one click."

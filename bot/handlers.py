@@ -9,11 +9,9 @@ from pathlib import Path
 
 from bot.api import Client, Comment, GitHubError, PullInfo
 from bot.commands import HELP, Command, addressed, authorize, needs_permission, parse_commands
-from bot.config import CONFIG_PATH, Config, ConfigError, load_config
 from bot.engine import labels_for, read_config, review
 from bot.events import Event
 from bot.local import GitReader
-from bot.models import ChangeSet, ReadFault, Report, UnreadableFile, Waiver
 from bot.publish import (
     Publisher,
     State,
@@ -34,6 +32,8 @@ from bot.suggest import Selection, note, select
 from bot.suggest import plan as plan_suggestions
 from bot.waivers import apply_waivers, stamp
 from rules.catalog import REGISTRY
+from rules.core.config import CONFIG_PATH, Config, ConfigError, load_config
+from rules.core.models import ChangeSet, ReadFault, Report, UnreadableFile, Waiver
 
 log = logging.getLogger(__name__)
 

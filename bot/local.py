@@ -21,7 +21,7 @@ from bot import forked
 from bot.catfile import CatFile, CatFileError, ObjectInfo
 from bot.diff import DiffError, DiffReader, parse_diff
 from bot.gcpause import paused
-from bot.models import (
+from rules.core.models import (
     MAX_TEXT_BYTES,
     ChangeSet,
     FileChange,

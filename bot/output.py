@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.models import Report, Severity
-from bot.sanitize import one_line
+from rules.core.models import Report, Severity
+from rules.core.sanitize import one_line
 
 REPORT_SCHEMA_VERSION = 1
 

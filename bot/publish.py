@@ -18,10 +18,10 @@ from functools import partial
 from pydantic import ValidationError
 
 from bot.api import Annotation, Client, Comment, GitHubError, PullInfo, ReviewComment, ReviewInfo
-from bot.config import Config
-from bot.models import Frozen, Report, Severity, Waiver
 from bot.render import COMMENT_LIMIT, MARKER, render_comment
 from bot.suggest import SuggestionPlan
+from rules.core.config import Config
+from rules.core.models import Frozen, Report, Severity, Waiver
 
 log = logging.getLogger(__name__)
 

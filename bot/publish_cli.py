@@ -29,7 +29,7 @@ from bot.app import (
 )
 
 if TYPE_CHECKING:
-    from bot.models import Report
+    from rules.core.models import Report
 
 
 def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: ignore[no-untyped-def]

@@ -7,12 +7,12 @@ import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from bot import globs
 from bot.api import Client, GitHubError, PullFile, PullInfo
-from bot.config import CONFIG_PATH, Config
 from bot.diff import HUNK_HEADER, DiffError, parse_hunks
 from bot.local import GitReader, SourceError, load_changeset, open_repo, resolve
-from bot.models import (
+from rules.core import globs
+from rules.core.config import CONFIG_PATH, Config
+from rules.core.models import (
     MAX_TEXT_BYTES,
     ChangeSet,
     FileChange,
@@ -23,7 +23,7 @@ from bot.models import (
     UnreadableFile,
     oversized,
 )
-from rules.policy_files import is_policy_path
+from rules.core.policy_files import is_policy_path
 from rules.testfiles import is_test_path
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@ as a clean review ("ready, 0 of 0 files")."""
 
 from __future__ import annotations
 
-from bot.models import ChangeSet
+from rules.core.models import ChangeSet
 
 
 class EmptyRange(Exception):

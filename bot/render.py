@@ -8,8 +8,8 @@ from pathlib import Path
 
 import jinja2
 
-from bot import sanitize
-from bot.models import Finding, ProfileMath, Report, Severity
+from rules.core import sanitize
+from rules.core.models import Finding, ProfileMath, Report, Severity
 
 MARKER = "<!-- bot-review:status -->"
 # GitHub refuses comment bodies over 65,536 characters; leave room for the truncation note.

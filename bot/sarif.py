@@ -14,10 +14,10 @@ from urllib.parse import quote
 
 from bot import __version__
 from bot.docs import sections
-from bot.models import Finding, Report, Severity
-from bot.sanitize import one_line
-from rules.base import Rule
 from rules.catalog import REGISTRY
+from rules.core.base import Rule
+from rules.core.models import Finding, Report, Severity
+from rules.core.sanitize import one_line
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTICE: "note"}

@@ -7,9 +7,9 @@ import hashlib
 import re
 import urllib.parse
 
-from bot import sanitize
 from bot.api import ReviewComment
-from bot.models import ChangeSet, Finding, Frozen, Report, Severity
+from rules.core import sanitize
+from rules.core.models import ChangeSet, Finding, Frozen, Report, Severity
 
 # GitHub shows every suggestion in the conversation: more than this many in one run is noise, not help.
 MAX_SUGGESTIONS = 20

@@ -8,9 +8,9 @@ is markdown: no escapes, no HTML, no word joiners, so what is copied from the te
 
 from __future__ import annotations
 
-from bot.models import Finding, ProfileMath, Report, Severity
 from bot.render import STEP_FIELDS
-from bot.sanitize import one_line
+from rules.core.models import Finding, ProfileMath, Report, Severity
+from rules.core.sanitize import one_line
 
 _RESET = "\033[0m"
 _STYLES = {

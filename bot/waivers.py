@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 
-from bot.config import Config
 from bot.engine import labels_for
-from bot.models import ChangeSet, Finding, Report, Severity, UnreadableFile, Waiver
+from rules.core.config import Config
+from rules.core.models import ChangeSet, Finding, Report, Severity, UnreadableFile, Waiver
 
 
 def _text_digest(changeset: ChangeSet, path: str) -> str:

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.models import Finding, Severity
-from rules.base import Context, Rule
+from rules.core.base import Context, Rule
+from rules.core.models import Finding, Severity
 from rules.profiles import profile_rows
 from rules.stepmath import batch_problems
 

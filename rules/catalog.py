@@ -15,7 +15,7 @@ from rules import (
     trunk,
     waivers,
 )
-from rules.base import Rule
+from rules.core.base import Rule
 
 REGISTRY: dict[str, Rule] = {
     rule.code: rule

@@ -37,8 +37,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from bot.models import Finding, Severity, StepValues
-from rules.base import Context, Rule
+from rules.core.base import Context, Rule
+from rules.core.models import Finding, Severity, StepValues
 from rules.profiles import changed_profile_files, profile_rows
 
 # Claimable keys and the StepValues field each one names.

@@ -6,8 +6,8 @@ import ast
 import re
 from functools import lru_cache
 
-from bot.models import Fix
-from rules.fixes import fix_key, lines_of, replacement
+from rules.core.fixes import fix_key, lines_of, replacement
+from rules.core.models import Fix
 from rules.testfiles import TestFile, TestFunction
 
 # A docstring opening that already says what the test guards: the reference is added, not prefixed.

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.models import Finding, Severity
-from rules.base import Context, Rule
+from rules.core.base import Context, Rule
+from rules.core.models import Finding, Severity
 
 
 def check(ctx: Context) -> Iterator[Finding]:

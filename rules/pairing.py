@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.models import ChangeSet, FileChange, FileStatus, UnreadableFile
+from rules.core.models import ChangeSet, FileChange, FileStatus, UnreadableFile
 
 
 @dataclass(frozen=True)

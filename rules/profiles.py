@@ -21,13 +21,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
-from bot import formats, globs
-from bot.models import ChangeSet, FileStatus, ProfileMath, StepValues, UnreadableFile
-from bot.plain_errors import describe
-from rules.base import Review
+from rules.core import formats, globs
+from rules.core.base import Review
+from rules.core.models import ChangeSet, FileStatus, ProfileMath, StepValues, UnreadableFile
+from rules.core.plain_errors import describe
+from rules.core.pysyntax import PythonSyntaxError, parse_python
 from rules.pairing import Pair, file_pairs
 from rules.primerl import PrimeRLConfig, PrimeRLError, looks_like_prime_rl, parse_prime_rl
-from rules.pysyntax import PythonSyntaxError, parse_python
 from rules.stepmath import (
     DEFAULT_WARMUP_STEPS,
     Scheduler,

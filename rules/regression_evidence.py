@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from bot.models import PullRequest
+from rules.core.models import PullRequest
 from rules.testfiles import TestFile, TestFunction
 
 # At most this many new tests in a fix PR are taken for its regression tests when nothing else says so:

@@ -84,9 +84,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from bot.config import CONFIG_PATH
-from bot.models import FileStatus, Finding, PullRequest, Severity
-from rules.base import Context, Rule
+from rules.core.base import Context, Rule
+from rules.core.config import CONFIG_PATH
+from rules.core.models import FileStatus, Finding, PullRequest, Severity
 from rules.guard_docstring import docstring_fix, proposal
 from rules.regression_evidence import (
     FEW,

@@ -37,10 +37,10 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from bot.config import CONFIG_PATH
-from bot.models import ChangeSet, FileStatus, Finding, Severity
-from rules.base import Context, Rule
-from rules.policy_files import is_policy_path
+from rules.core.base import Context, Rule
+from rules.core.config import CONFIG_PATH
+from rules.core.models import ChangeSet, FileStatus, Finding, Severity
+from rules.core.policy_files import is_policy_path
 from rules.testfiles import base_test_file, dotted, is_test_path, touched_tests
 
 # AGENTS.md wording.

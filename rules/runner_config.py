@@ -11,7 +11,7 @@ from __future__ import annotations
 import configparser
 import fnmatch
 
-from bot import formats
+from rules.core import formats
 
 # pytest's order: the first file holding a pytest section is the configuration.
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")

@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from bot.models import Finding, Severity
-from rules.base import Context, Rule
+from rules.core.base import Context, Rule
+from rules.core.models import Finding, Severity
 from rules.profiles import UNBOUNDED, profile_rows
 from rules.stepmath import scheduler_problems
 

@@ -40,10 +40,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from bot import formats
-from bot.models import Finding, Fix, Severity, UnreadableFile
-from rules.base import Context, Rule
-from rules.fixes import fix_key, lines_of, replacement
+from rules.core import formats
+from rules.core.base import Context, Rule
+from rules.core.fixes import fix_key, lines_of, replacement
+from rules.core.models import Finding, Fix, Severity, UnreadableFile
 from rules.profiles import PROFILE, UNBOUNDED, Expect, Row, changed_profile_files, profile_rows
 
 # Every value an `expect` table may pin; each is a field of the derived StepValues.

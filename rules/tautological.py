@@ -59,9 +59,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.models import Finding, Severity
 from rules.assertions import Scope, Verdict, verdict
-from rules.base import Context, Rule
+from rules.core.base import Context, Rule
+from rules.core.models import Finding, Severity
 from rules.testfiles import touched_tests
 
 # AGENTS.md wording.

@@ -24,9 +24,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from bot.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
-from rules.base import Context, Review
-from rules.pysyntax import PythonSyntaxError, parse_python, was_lowered
+from rules.core.base import Context, Review
+from rules.core.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
+from rules.core.pysyntax import PythonSyntaxError, parse_python, was_lowered
 from rules.runner_config import CONFIG_FILES, collected_by, python_files
 
 

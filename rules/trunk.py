@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from bot.models import Finding, Severity
 from rules.agents import negated, normalise
-from rules.base import Context, Rule, Statement
+from rules.core.base import Context, Rule, Statement
+from rules.core.models import Finding, Severity
 
 # PRs in general, not one kind of them ("Release PRs go to main" says nothing of feature PRs).
 _ALL_PRS = (

@@ -33,8 +33,8 @@ import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from bot.models import Finding, Severity, Waiver
-from rules.base import Context, Review, Rule
+from rules.core.base import Context, Review, Rule
+from rules.core.models import Finding, Severity, Waiver
 from rules.testfiles import TestFile, TestFunction, changed_test_files
 
 _MARKER = re.compile(r"#\s*bot:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?[\s:,-]*(?P<reason>.*)$", re.IGNORECASE)

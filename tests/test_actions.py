@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from bot import actions
 from bot.cli import main
-from bot.models import Coverage, Finding, Report, Severity
 from bot.output import ReportError, read_report, to_json
-from bot.sanitize import visible
+from rules.core.models import Coverage, Finding, Report, Severity
+from rules.core.sanitize import visible
 from tests.actionrunner import parse_commands, parse_output_file
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,10 +2,10 @@
 
 import pytest
 
-from bot.models import PolicyChange
 from bot.render import render_comment
 from rules.agents import Recogniser, folders, read_file, sentences
 from rules.catalog import REGISTRY
+from rules.core.models import PolicyChange
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
 NEW_TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert f() == 2\n'

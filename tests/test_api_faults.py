@@ -18,9 +18,9 @@ import responses
 from bot.api import GitHubError, PullFile
 from bot.app import guarded, run
 from bot.github import BoundedRetry
-from bot.models import ReadFault
 from bot.pull import _GONE as GONE
 from bot.pull import ApiReader, to_file_change, whole_text
+from rules.core.models import ReadFault
 from tests import ghapi
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001

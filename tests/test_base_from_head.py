@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from bot.diff import parse_hunks
-from bot.models import FileChange, FileStatus
+from rules.core.models import FileChange, FileStatus
 from rules.testfiles import base_from_head, code_key, parse_tests
 
 PATH = "tests/test_mod.py"

@@ -1,8 +1,8 @@
 import pytest
 
-from bot.config import ConfigError, load_config, parse_config
-from bot.models import Severity
 from rules.catalog import REGISTRY
+from rules.core.config import ConfigError, load_config, parse_config
+from rules.core.models import Severity
 
 RULES = REGISTRY.values()
 

@@ -1,5 +1,5 @@
 from bot.diff import parse_diff, parse_hunks
-from bot.models import FileStatus
+from rules.core.models import FileStatus
 
 
 def _diff(repo, base, head):

@@ -69,7 +69,7 @@ def _listed(doc: str, key: str) -> bool:
 
 
 def test_report_json_doc_lists_every_report_key():
-    from bot.models import Report
+    from rules.core.models import Report
 
     doc = _doc("docs/report-json.md")
     top = ["schema_version", *Report.model_fields]
@@ -83,7 +83,7 @@ def test_report_json_doc_lists_every_report_key():
 
 
 def test_configuration_doc_lists_every_config_key_with_its_default():
-    from bot.config import Config
+    from rules.core.config import Config
 
     doc = _doc("docs/configuration.md")
     table = [line.split("|") for line in doc.splitlines() if line.startswith("| `")]

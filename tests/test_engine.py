@@ -1,8 +1,8 @@
-from bot.config import Config, RuleSetting
 from bot.engine import review
 from bot.local import load_changeset
-from bot.models import Severity
 from bot.render import render_comment
+from rules.core.config import Config, RuleSetting
+from rules.core.models import Severity
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
 NEW_TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
@@ -64,7 +64,7 @@ def test_invalid_config_is_a_finding_and_review_goes_on(make_repo):
 
 
 def test_crashing_rule_becomes_a_finding(make_repo):
-    from rules.base import Rule
+    from rules.core.base import Rule
 
     def boom(ctx):
         raise RuntimeError("secret details")

@@ -6,8 +6,8 @@ import pytest
 
 from bot.engine import review
 from bot.local import load_changeset
-from bot.models import Fix, PullRequest
-from rules.fixes import apply
+from rules.core.fixes import apply
+from rules.core.models import Fix, PullRequest
 from tests.helpers import AGENTS_AGT001
 
 ALL_NEW = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"

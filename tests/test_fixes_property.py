@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.engine import review
-from bot.models import ChangeSet, FileChange, FileStatus, Hunk, PullRequest, Report
-from rules.fixes import apply
+from rules.core.fixes import apply
+from rules.core.models import ChangeSet, FileChange, FileStatus, Hunk, PullRequest, Report
 from tests.helpers import AGENTS_AGT001
 
 ALL_NEW = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"

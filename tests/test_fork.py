@@ -446,7 +446,7 @@ def test_config_path_is_read_at_base_in_both_phases(gh, make_repo, tmp_path):
 
 
 def test_cli_default_config_path_is_the_configs():
-    from bot.config import CONFIG_PATH
+    from rules.core.config import CONFIG_PATH
 
     assert app.CONFIG_PATH == CONFIG_PATH
 

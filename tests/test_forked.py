@@ -99,7 +99,7 @@ def test_a_change_set_is_the_same_with_or_without_the_child(make_repo, monkeypat
 def test_a_child_diffing_a_file_over_the_cap_gets_one_line_for_it(make_repo, monkeypatch):
     import bot.local
     from bot.local import load_changeset
-    from bot.models import MAX_TEXT_BYTES
+    from rules.core.models import MAX_TEXT_BYTES
 
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
     r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "big.txt": big, "b.py": "b = 1\n"})
@@ -169,7 +169,7 @@ class _Private(BaseModel):
 
 
 def test_models_in_the_answer_come_back_as_pydantic_pickles_them():
-    from bot.models import FileChange, FileStatus, Hunk
+    from rules.core.models import FileChange, FileStatus, Hunk
 
     hunk = Hunk(old_start=1, old_length=2, new_start=1, new_length=3, added=(2, 3))
     files = (

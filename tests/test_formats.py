@@ -1,6 +1,6 @@
 import pytest
 
-from bot.formats import FormatError, format_of, load
+from rules.core.formats import FormatError, format_of, load
 
 
 @pytest.mark.parametrize(

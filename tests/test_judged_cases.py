@@ -15,7 +15,7 @@ import pytest
 from benchmarks.judged import REAL, Case, build_extract, flagged, load_cases
 from bot.engine import review
 from bot.local import load_changeset
-from bot.models import PullRequest, Report
+from rules.core.models import PullRequest, Report
 
 AGT001_EVIDENCE = "issue 9: part 1 (AGT001 decides regression tests from evidence)"
 AGT001_COVERED = "issue 9: part 1 (class docstring and issue references cover the test)"

@@ -15,9 +15,9 @@ import pytest
 
 from benchmarks.hostile_text import MATCHERS, PREFIXES, shapes
 from bot.blocks import paragraph_lines
-from bot.models import PullRequest
 from rules import agents
 from rules.catalog import REGISTRY
+from rules.core.models import PullRequest
 from rules.regression_evidence import _IMPORT, _cues, pr_evidence
 
 RATIO = 10.0  # linear work gives about 4, quadratic about 16

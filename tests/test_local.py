@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from bot.local import SourceError, load_changeset
-from bot.models import UnreadableFile
+from rules.core.models import UnreadableFile
 
 
 def test_changes_since_merge_base(make_repo):
@@ -144,7 +144,7 @@ def _recording_git(monkeypatch):
 
 def test_a_file_over_the_cap_is_never_diffed_or_read(make_repo, monkeypatch):
     from bot.engine import review
-    from bot.models import MAX_TEXT_BYTES
+    from rules.core.models import MAX_TEXT_BYTES
 
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)  # short lines: the shape that made the diff parser explode
     r = make_repo(
@@ -172,7 +172,7 @@ def test_a_file_over_the_cap_is_never_diffed_or_read(make_repo, monkeypatch):
 
 
 def test_a_file_an_attribute_would_have_git_print_as_text_is_sized_first_and_left_out(make_repo, monkeypatch):
-    from bot.models import MAX_TEXT_BYTES
+    from rules.core.models import MAX_TEXT_BYTES
 
     # `diff` set makes git print a file as text whatever its size (core.bigFileThreshold aside): such a
     # file is sized before the diff and, over the cap, left out of it by pathspec.
@@ -222,7 +222,7 @@ def test_a_binary_file_under_the_cap_stays_binary_and_a_failure_to_size_it_is_re
 
 
 def test_changes_under_the_cap_are_diffed_as_before(make_repo, monkeypatch):
-    from bot.models import MAX_TEXT_BYTES
+    from rules.core.models import MAX_TEXT_BYTES
 
     r = make_repo({"a.py": "a = 1\n", "old.py": "x = 1\n" * 20}, {"a.py": "a = 2\n", "old.py": None})
     r.write({"new.py": "x = 1\n" * 20})
@@ -302,7 +302,7 @@ def test_bot_review_with_a_checkout_takes_the_same_capped_path(gh, make_repo, mo
     """`bot review` with a workspace checkout fills GitHub's missing patch from the local diff: capped too."""
     from bot.app import run
     from bot.entry import settings
-    from bot.models import MAX_TEXT_BYTES
+    from rules.core.models import MAX_TEXT_BYTES
     from tests import ghapi
     from tests.conftest import github_client
     from tests.test_app import TOKEN, args
@@ -498,7 +498,7 @@ def test_idle_work_runs_only_while_the_diff_is_not_in_and_its_faults_change_noth
 
 def test_when_git_cannot_say_which_attributes_apply_every_changed_blob_is_sized(make_repo, monkeypatch):
     import bot.local
-    from bot.models import MAX_TEXT_BYTES
+    from rules.core.models import MAX_TEXT_BYTES
 
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
     r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "big.txt": big})
@@ -516,7 +516,7 @@ def test_when_git_cannot_say_which_attributes_apply_every_changed_blob_is_sized(
 
 
 def test_a_file_over_the_cap_renamed_unchanged_is_listed_as_not_reviewed(make_repo):
-    from bot.models import MAX_TEXT_BYTES
+    from rules.core.models import MAX_TEXT_BYTES
 
     # git prints no line of a file renamed unchanged, binary or not: it is sized like a binary one.
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)

@@ -1,7 +1,7 @@
 import pydantic
 import pytest
 
-from bot.models import (
+from rules.core.models import (
     ChangeSet,
     FileChange,
     FileStatus,

@@ -17,11 +17,11 @@ import pytest
 
 from bot.actions import annotation_lines
 from bot.cli import main
-from bot.models import Coverage, Finding, Report, Severity
 from bot.render import render_comment
 from bot.sarif import to_sarif
 from bot.terminal import render_text
 from rules.catalog import REGISTRY
+from rules.core.models import Coverage, Finding, Report, Severity
 from tests.helpers import AGENTS_AGT001
 
 ROOT = Path(__file__).resolve().parent.parent

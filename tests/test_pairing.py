@@ -6,7 +6,7 @@ import pytest
 
 from bot.engine import review
 from bot.local import load_changeset
-from bot.models import FileChange, FileStatus
+from rules.core.models import FileChange, FileStatus
 from rules.pairing import Pair, file_pairs
 from tests.helpers import codes, review_change
 

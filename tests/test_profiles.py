@@ -399,7 +399,7 @@ def test_claims_never_fail(text):
 
 def test_every_expect_key_is_a_derived_value():
     """TRN001 compares each `expect` key with the StepValues field of the same name."""
-    from bot.models import StepValues
+    from rules.core.models import StepValues
     from rules.profiles import Expect
 
     assert set(Expect.model_fields) <= set(StepValues.model_fields)

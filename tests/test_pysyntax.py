@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from rules.pysyntax import PythonSyntaxError, parse_python
+from rules.core.pysyntax import PythonSyntaxError, parse_python
 from rules.testfiles import parse_tests
 
 ALL = frozenset(range(1, 200))
@@ -136,7 +136,8 @@ def test_what_no_python_reads_is_an_error_with_reason_and_line(text, reason, lin
 
 def test_the_fast_path_does_not_import_libcst():
     code = (
-        "import sys; from rules.pysyntax import parse_python; parse_python('def test_a():\\n    pass\\n');"
+        "import sys; from rules.core.pysyntax import parse_python; "
+        "parse_python('def test_a():\\n    pass\\n');"
         "print('libcst' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -147,7 +148,7 @@ def test_the_fast_path_does_not_import_libcst():
 # lambda and subscript chains, nested f-strings, elif chains): they parse or are refused, never crash.
 EDGE = """
 import sys
-from rules.pysyntax import PythonSyntaxError, parse_python
+from rules.core.pysyntax import PythonSyntaxError, parse_python
 new = 'X = f"{d["a"]}"\\n'
 shapes = [
     "x = " + "(" * 199 + ")" * 199 + "\\n",

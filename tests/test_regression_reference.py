@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.engine import review
 from bot.examples import materialize
-from bot.models import PullRequest
+from rules.core.models import PullRequest
 from rules.regression_reference import _names_issue, accepts_issues, is_fix_pr, names_reference
 from tests.helpers import AGENTS_AGT001, codes, review_change
 

@@ -12,12 +12,12 @@ import requests
 import responses
 import yaml
 
-from bot.config import Config, ConfigError, parse_config
 from bot.handlers import REPLY_MARKER
-from bot.models import Coverage, Finding, ProfileMath, Report, Severity, StepValues
 from bot.publish import CHECK_TEXT_LIMIT, Publisher, status_plan
 from bot.render import COMMENT_LIMIT, MARKER, _env, render_comment
 from rules.catalog import REGISTRY
+from rules.core.config import Config, ConfigError, parse_config
+from rules.core.models import Coverage, Finding, ProfileMath, Report, Severity, StepValues
 from tests import ghapi, test_handlers, test_publish
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001

@@ -1,5 +1,5 @@
-from bot.models import Coverage, Finding, ProfileMath, Report, Severity, StepValues, Waiver
 from bot.render import MARKER, render_comment
+from rules.core.models import Coverage, Finding, ProfileMath, Report, Severity, StepValues, Waiver
 
 
 def _report(**kw):

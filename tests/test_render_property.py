@@ -14,7 +14,8 @@ from cmarkgfm.cmark import Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.models import (
+from bot.render import INLINE_PROFILES, MARKER, render_comment
+from rules.core.models import (
     Coverage,
     Finding,
     ProfileMath,
@@ -23,7 +24,6 @@ from bot.models import (
     StepValues,
     Waiver,
 )
-from bot.render import INLINE_PROFILES, MARKER, render_comment
 
 # Pieces that have broken markdown comments somewhere: HTML, the marker, mentions, references, tables, code.
 HOSTILE = [

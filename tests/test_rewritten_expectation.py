@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.models import Severity
+from rules.core.models import Severity
 from rules.rewritten_expectation import expectations
 from tests.helpers import codes, review_change
 

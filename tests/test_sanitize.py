@@ -1,6 +1,6 @@
 import pytest
 
-from bot import sanitize
+from rules.core import sanitize
 
 
 @pytest.mark.parametrize(

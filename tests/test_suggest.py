@@ -7,8 +7,8 @@ import pytest
 from bot.api import ReviewComment
 from bot.engine import review
 from bot.local import load_changeset
-from bot.models import ChangeSet, PullRequest, Report
 from bot.suggest import MARK, Selection, marker, note, plan, render, select
+from rules.core.models import ChangeSet, PullRequest, Report
 from tests.helpers import AGENTS_AGT001
 
 ALL_NEW = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
@@ -140,7 +140,7 @@ def test_a_fix_outside_the_diff_stays_in_the_status_comment(make_repo):
 
 @pytest.mark.parametrize("inside", ["```", "````x"])
 def test_the_fence_is_longer_than_any_backticks_in_the_lines(make_repo, inside):
-    from bot.models import Finding, Fix, Severity
+    from rules.core.models import Finding, Fix, Severity
 
     fix = Fix(key="K", path="p.py", start_line=1, end_line=1, original=("a",), lines=(f"s = '{inside}'",))
     f = Finding(rule="TRN001", name="n", severity=Severity.ERROR, message="m", path="p.py", line=1, fix=fix)

@@ -4,7 +4,7 @@ import ast
 
 import pytest
 
-from rules.pysyntax import PythonSyntaxError
+from rules.core.pysyntax import PythonSyntaxError
 from rules.testfiles import ReadAhead, is_test_path, parse_tests, read_ahead
 from tests.helpers import codes, review_change
 

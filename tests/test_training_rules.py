@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.models import PullRequest, Severity
 from rules.claims import claims
+from rules.core.models import PullRequest, Severity
 from tests.helpers import review_change
 
 P = "training/compat_profiles/run.toml"

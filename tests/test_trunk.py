@@ -5,7 +5,7 @@ import json
 import pytest
 
 from bot.cli import main
-from bot.models import PullRequest
+from rules.core.models import PullRequest
 from rules.trunk import trunk_named
 from tests.helpers import codes, review_change
 

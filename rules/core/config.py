@@ -7,9 +7,9 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from bot import formats
-from bot.models import Severity, UnreadableFile, decode_text
-from bot.plain_errors import describe, did_you_mean
+from rules.core import formats
+from rules.core.models import Severity, UnreadableFile, decode_text
+from rules.core.plain_errors import describe, did_you_mean
 
 CONFIG_PATH = ".github/bot.yml"
 MAX_CONFIG_BYTES = 256 * 1024

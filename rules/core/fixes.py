@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.models import Fix
+from rules.core.models import Fix
 
 
 def fix_key(rule: str, path: str, *parts: str) -> str:

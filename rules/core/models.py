@@ -8,7 +8,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from bot import globs
+from rules.core import globs
 
 # Files larger than this are not parsed: a review must stay fast and bounded on hostile input.
 MAX_TEXT_BYTES = 2 * 1024 * 1024

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.config import Config, ConfigProblem
-from bot.models import ChangeSet, Finding, Severity
+from rules.core.config import Config, ConfigProblem
+from rules.core.models import ChangeSet, Finding, Severity
 
 
 def in_scope(path: str, scope: str) -> bool:
