@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rules.agents import PolicyFile, Reading, Recogniser, policy_of, under_prohibition  # noqa: E402
+from rules.agents_md.reader import PolicyFile, Reading, Recogniser, policy_of, under_prohibition  # noqa: E402
 from rules.catalog import REGISTRY  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "agents_corpus" / "sentences.jsonl"

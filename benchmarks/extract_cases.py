@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.judged import COMMIT_SEPARATOR, Case, load_cases  # noqa: E402
 from benchmarks.sample_cases import qualified_tests  # noqa: E402
-from rules.runner_config import CONFIG_FILES, python_files  # noqa: E402
+from rules.testcode.runner_config import CONFIG_FILES, python_files  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "real"
 LICENCES = {

@@ -30,11 +30,11 @@ from hypothesis import strategies as st
 from bot.artifact import ArtifactError, load_artifact
 from bot.commands import parse_commands
 from bot.diff import DiffError, parse_diff
-from rules import agents
+from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize
-from rules.primerl import PrimeRLError
-from rules.profiles import ProfileError, parse_prime_rl_file, parse_profiles, parse_python_profiles
+from rules.training.primerl import PrimeRLError
+from rules.training.profiles import ProfileError, parse_prime_rl_file, parse_profiles, parse_python_profiles
 
 SLOW = 1.0
 RECOGNISER = agents.Recogniser.of(REGISTRY.values())

@@ -26,11 +26,11 @@ from bot.artifact import ArtifactError, load_artifact
 from bot.commands import parse_commands
 from bot.diff import DiffError, parse_diff
 from bot.engine import review
-from rules import agents
+from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize
 from rules.core.models import ChangeSet, FileChange, FileStatus, PullRequest
-from rules.profiles import ProfileError, parse_profiles
+from rules.training.profiles import ProfileError, parse_profiles
 
 BASE, HEAD = "b" * 40, "c" * 40
 RULE_AGENTS = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.engine import review  # noqa: E402
 from bot.local import load_changeset  # noqa: E402
-from rules.stepmath import StepInputs, derive  # noqa: E402
+from rules.training.stepmath import StepInputs, derive  # noqa: E402
 
 ENV = {
     **os.environ,

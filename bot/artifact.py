@@ -16,7 +16,7 @@ from bot.events import Event, WorkflowRun
 from bot.output import ReportError, parse_report
 from rules.catalog import REGISTRY
 from rules.core.models import Report, Severity, StepValues, Waiver
-from rules.stepmath import SEMANTICS
+from rules.training.stepmath import SEMANTICS
 
 # A real Report is tens of kilobytes; a few thousand findings stay well under this.
 MAX_ARTIFACT_BYTES = 4 * 1024 * 1024

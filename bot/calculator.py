@@ -12,9 +12,9 @@ from typing import Any
 from bot.usage import UsageError
 from rules.core import formats
 from rules.core.models import UnreadableFile, decode_text
-from rules.primerl import PrimeRLConfig, PrimeRLError, parse_prime_rl
-from rules.profiles import MAX_PROFILE_BYTES, Profile, ProfileError, parse_profiles
-from rules.stepmath import (
+from rules.training.primerl import PrimeRLConfig, PrimeRLError, parse_prime_rl
+from rules.training.profiles import MAX_PROFILE_BYTES, Profile, ProfileError, parse_profiles
+from rules.training.stepmath import (
     LEGACY_MICRO,
     SEMANTICS,
     Run,

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 
 from bot.gcpause import paused
-from rules.agents import load_policy, warm
+from rules.agents_md.reader import load_policy, warm
 from rules.catalog import REGISTRY
 from rules.core.base import Context, Review, Rule, Statement
 from rules.core.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
@@ -21,8 +21,8 @@ from rules.core.models import (
     UnreadableFile,
     Verdict,
 )
-from rules.profiles import profile_searches, profile_table
-from rules.waivers import apply_waivers
+from rules.testcode.waivers import apply_waivers
+from rules.training.profiles import profile_searches, profile_table
 
 
 def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, tuple[ConfigProblem, ...]]:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from bot.engine import read_config
 from bot.local import GitReader, open_repo, resolve
-from rules.agents import Policy, PolicyFile, load_policy
+from rules.agents_md.reader import Policy, PolicyFile, load_policy
+from rules.agents_md.trunk import trunk_named
 from rules.catalog import REGISTRY
 from rules.core.base import Context, Review, Rule, Statement, in_scope
 from rules.core.models import ChangeSet
 from rules.core.sanitize import one_line
-from rules.trunk import trunk_named
 
 
 def policy_at(repo: str | Path, rev: str) -> tuple[ChangeSet, Policy, Review]:

@@ -30,7 +30,7 @@ from rules.core.models import (
     decode_text,
     oversized,
 )
-from rules.testfiles import collects, read_ahead
+from rules.testcode.testfiles import collects, read_ahead
 
 _GIT_TIMEOUT = 120
 # Blob ids by length: SHA-1 repositories and SHA-256 ones.
@@ -835,9 +835,9 @@ def load_changeset(
 def _tests_ahead(reader: GitReader, changes: list[RawChange]) -> dict[str, tuple[str, object]]:
     """The head's test files (as pytest collects them by default) that are checked out as they are at
     head, read, parsed and their tests collected while git writes the diff: their text and
-    rules.testfiles.ReadAhead, by path.
+    rules.testcode.testfiles.ReadAhead, by path.
 
-    The rules would read, parse and collect them next (rules.testfiles), with the same parser and
+    The rules would read, parse and collect them next (rules.testcode.testfiles), with the same parser and
     collector; a file that is not checked out as it is at head, is no text or does not parse is left to
     them, and so are the tests of a file the repository's own settings collect otherwise.
     """

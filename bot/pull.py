@@ -24,7 +24,7 @@ from rules.core.models import (
     oversized,
 )
 from rules.core.policy_files import is_policy_path
-from rules.testfiles import is_test_path
+from rules.testcode.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
 

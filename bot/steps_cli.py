@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rules.semantics import SEMANTICS
+from rules.training.semantics import SEMANTICS
 
 EXAMPLES = """examples:
   bot steps --target-micro-steps 300 --batch-size 8     legacy micro-batches -> 37 steps, 296 examples

@@ -1,1 +1,1 @@
-"""Policy: one module per rule, pure functions from a change set to findings (registry: rules.catalog)."""
+"""The pure core: the vocabulary (rules.core), the rule families on it, and the registry (rules.catalog)."""

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from rules import (
-    batch,
-    claims,
-    exposure,
-    invalid_config,
-    regression_reference,
-    rewritten_expectation,
-    scheduler,
-    step_values,
-    tautological,
-    trunk,
-    waivers,
-)
+from rules.agents_md import trunk
+from rules.botconfig import invalid_config
 from rules.core.base import Rule
+from rules.testcode import regression_reference, rewritten_expectation, tautological, waivers
+from rules.training import batch, claims, exposure, scheduler, step_values
 
 REGISTRY: dict[str, Rule] = {
     rule.code: rule

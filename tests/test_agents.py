@@ -3,7 +3,7 @@
 import pytest
 
 from bot.render import render_comment
-from rules.agents import Recogniser, folders, read_file, sentences
+from rules.agents_md.reader import Recogniser, folders, read_file, sentences
 from rules.catalog import REGISTRY
 from rules.core.models import PolicyChange
 from tests.helpers import AGENTS_AGT001, codes, review_change

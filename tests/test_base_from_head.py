@@ -9,7 +9,7 @@ import pytest
 
 from bot.diff import parse_hunks
 from rules.core.models import FileChange, FileStatus
-from rules.testfiles import base_from_head, code_key, parse_tests
+from rules.testcode.testfiles import base_from_head, code_key, parse_tests
 
 PATH = "tests/test_mod.py"
 BASE = (

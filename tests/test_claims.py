@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.claims import claims
 from rules.core.models import PullRequest
+from rules.training.claims import claims
 from tests.helpers import review_change
 
 P = "training/compat_profiles/mobile.toml"

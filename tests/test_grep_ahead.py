@@ -93,7 +93,7 @@ def test_a_review_searches_once_per_side_and_finds_the_profiles(make_repo, monke
 def test_a_base_that_lies_within_its_head_is_searched_only_where_the_head_holds_a_word(
     make_repo, monkeypatch
 ):
-    import rules.profiles
+    import rules.training.profiles
     from bot.engine import review
 
     grown = "def f():\n    return 1\n"
@@ -118,7 +118,7 @@ def test_a_base_that_lies_within_its_head_is_searched_only_where_the_head_holds_
     at_base = {p for rev, paths in searched if rev == cs.base_sha for p in paths}
     assert at_base == {"loses.py", "gains.py", "kept.py"}
     # The same table as with every base searched.
-    monkeypatch.setattr(rules.profiles, "_base_within_head", lambda review: frozenset())
+    monkeypatch.setattr(rules.training.profiles, "_base_within_head", lambda review: frozenset())
     full = review(load_changeset(r.path, base="main", head="pr"))
     assert narrowed.profiles == full.profiles
     assert {(p.path, p.base is not None, p.head is not None) for p in narrowed.profiles} == {

@@ -15,10 +15,10 @@ import pytest
 
 from benchmarks.hostile_text import MATCHERS, PREFIXES, shapes
 from bot.blocks import paragraph_lines
-from rules import agents
+from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core.models import PullRequest
-from rules.regression_evidence import _IMPORT, _cues, pr_evidence
+from rules.testcode.regression_evidence import _IMPORT, _cues, pr_evidence
 
 RATIO = 10.0  # linear work gives about 4, quadratic about 16
 MEASURABLE = 0.1  # seconds at 4n below which a ratio is noise

@@ -1,4 +1,4 @@
-"""rules.literal_values: values of literal-only expressions, worked out without eval, else unknown."""
+"""rules.testcode.literal_values: values of literal-only expressions, worked out without eval, or unknown."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rules.literal_values import MAX_ITEMS, Evaluator, Unknown
+from rules.testcode.literal_values import MAX_ITEMS, Evaluator, Unknown
 
 
 def _value(source: str, env: dict[str, Any] | None = None, shadowed: frozenset[str] = frozenset()) -> Any:

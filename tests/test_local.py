@@ -387,7 +387,7 @@ def _findings(report):
 
 
 def test_head_test_files_are_parsed_while_git_diffs_and_the_review_uses_them(make_repo, monkeypatch):
-    import rules.testfiles
+    import rules.testcode.testfiles
     from bot.engine import review
 
     agents = "# Rules\n\n- No tautological tests.\n"
@@ -402,9 +402,9 @@ def test_head_test_files_are_parsed_while_git_diffs_and_the_review_uses_them(mak
     # Parsed ahead: the checked-out test files that parse; the broken one and the module are left.
     assert set(cs._prepared) == {(cs.head_sha, "tests/test_a.py"), (cs.head_sha, "tests/test_b.py")}
     parsed: list[str] = []
-    real = rules.testfiles.parse_python
+    real = rules.testcode.testfiles.parse_python
     monkeypatch.setattr(
-        rules.testfiles, "parse_python", lambda text, path: parsed.append(path) or real(text, path)
+        rules.testcode.testfiles, "parse_python", lambda text, path: parsed.append(path) or real(text, path)
     )
     ahead = review(cs)
     assert parsed == ["tests/test_broken.py"]

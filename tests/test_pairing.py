@@ -7,7 +7,7 @@ import pytest
 from bot.engine import review
 from bot.local import load_changeset
 from rules.core.models import FileChange, FileStatus
-from rules.pairing import Pair, file_pairs
+from rules.training.pairing import Pair, file_pairs
 from tests.helpers import codes, review_change
 
 # Short SFT configs of a CI pair (a run and its resumption), and a LoRA variant beside them. Short files

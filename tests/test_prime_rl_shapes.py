@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from rules.primerl import classify
+from rules.training.primerl import classify
 from tests.helpers import codes, review_change
 
 # An SFT config with the tables a real one carries, most of which the bot does not model.

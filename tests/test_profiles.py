@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.claims import claims
-from rules.profiles import ProfileError, parse_profiles, parse_python_profiles
+from rules.training.claims import claims
+from rules.training.profiles import ProfileError, parse_profiles, parse_python_profiles
 from tests.helpers import codes, review_change
 
 MOBILE_BASE = 'name = "m300"\ntarget_examples = 300\nbatch_size = 8\n'
@@ -262,11 +262,11 @@ def test_unchanged_profile_follows_its_changed_config(make_repo):
 @pytest.mark.parametrize("count", [1, 5])
 def test_shared_config_is_parsed_once_per_side(make_repo, monkeypatch, count):
     """Profiles pointing at one changed config reuse its parse: the count of parses does not grow."""
-    import rules.profiles
+    import rules.training.profiles
 
     calls = []
-    real = rules.profiles.parse_prime_rl
-    monkeypatch.setattr(rules.profiles, "parse_prime_rl", lambda data: calls.append(1) or real(data))
+    real = rules.training.profiles.parse_prime_rl
+    monkeypatch.setattr(rules.training.profiles, "parse_prime_rl", lambda data: calls.append(1) or real(data))
     profiles = "".join(
         f'[profiles.p{i}]\nconfig = "{CONFIG}"\ntarget_micro_steps = {300 + i}\n' for i in range(count)
     )
@@ -400,6 +400,6 @@ def test_claims_never_fail(text):
 def test_every_expect_key_is_a_derived_value():
     """TRN001 compares each `expect` key with the StepValues field of the same name."""
     from rules.core.models import StepValues
-    from rules.profiles import Expect
+    from rules.training.profiles import Expect
 
     assert set(Expect.model_fields) <= set(StepValues.model_fields)

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from rules.core.pysyntax import PythonSyntaxError, parse_python
-from rules.testfiles import parse_tests
+from rules.testcode.testfiles import parse_tests
 
 ALL = frozenset(range(1, 200))
 

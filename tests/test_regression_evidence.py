@@ -7,8 +7,8 @@ import pytest
 from bot.engine import review
 from bot.local import MAX_COMMIT_TEXT, commit_messages, load_changeset
 from rules.core.models import PullRequest, Report
-from rules.regression_evidence import _marks, comments, own_cues
-from rules.testfiles import parse_tests
+from rules.testcode.regression_evidence import _marks, comments, own_cues
+from rules.testcode.testfiles import parse_tests
 from tests.conftest import GitRepo
 from tests.helpers import AGENTS_AGT001
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from bot.engine import review
 from bot.examples import materialize
 from rules.core.models import PullRequest
-from rules.regression_reference import _names_issue, accepts_issues, is_fix_pr, names_reference
+from rules.testcode.regression_reference import _names_issue, accepts_issues, is_fix_pr, names_reference
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
 ALL_NEW_TESTS = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"

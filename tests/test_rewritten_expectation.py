@@ -3,7 +3,7 @@
 import pytest
 
 from rules.core.models import Severity
-from rules.rewritten_expectation import expectations
+from rules.testcode.rewritten_expectation import expectations
 from tests.helpers import codes, review_change
 
 AGENTS = "# Tests\n\n- Don't rewrite passing tests to match new behavior.\n"

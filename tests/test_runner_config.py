@@ -1,10 +1,10 @@
-"""rules.runner_config: the files a repository's own pytest configuration collects, read as data at base."""
+"""rules.testcode.runner_config: the files a repository's own pytest configuration collects, read at base."""
 
 from __future__ import annotations
 
 import pytest
 
-from rules.runner_config import collected_by, python_files
+from rules.testcode.runner_config import collected_by, python_files
 from tests.helpers import AGENTS_AGT001, codes, review_change
 
 PYPROJECT = '[tool.pytest.ini_options]\npython_files = ["test_*.py", "testing/python/*.py"]\n'

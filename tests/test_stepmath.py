@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.stepmath import (
+from rules.training.stepmath import (
     HF_EPOCH,
     LEGACY_MICRO,
     OPTIMIZER,

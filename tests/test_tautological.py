@@ -481,7 +481,7 @@ def test_local_names_from_the_walked_nodes_match_walking_the_body_again():
     import ast
     from pathlib import Path
 
-    from rules.assertions import local_names
+    from rules.testcode.assertions import local_names
 
     source = (
         "@deco(x := 1)\n"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import rules.assertions as assertions
-from rules.assertions import Scope, verdict
-from rules.testfiles import parse_tests
+import rules.testcode.assertions as assertions
+from rules.testcode.assertions import Scope, verdict
+from rules.testcode.testfiles import parse_tests
 from tests.test_tautological import CASES, _method, _test
 
 

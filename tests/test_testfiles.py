@@ -5,7 +5,7 @@ import ast
 import pytest
 
 from rules.core.pysyntax import PythonSyntaxError
-from rules.testfiles import ReadAhead, is_test_path, parse_tests, read_ahead
+from rules.testcode.testfiles import ReadAhead, is_test_path, parse_tests, read_ahead
 from tests.helpers import codes, review_change
 
 AGENTS_ALL = (

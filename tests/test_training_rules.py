@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.claims import claims
 from rules.core.models import PullRequest, Severity
+from rules.training.claims import claims
 from tests.helpers import review_change
 
 P = "training/compat_profiles/run.toml"

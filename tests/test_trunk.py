@@ -5,8 +5,8 @@ import json
 import pytest
 
 from bot.cli import main
+from rules.agents_md.trunk import trunk_named
 from rules.core.models import PullRequest
-from rules.trunk import trunk_named
 from tests.helpers import codes, review_change
 
 AGENTS = "# Process\n\n- Human review before main.\n- Trunk-based: branch off main, PR back to main.\n"

@@ -33,8 +33,8 @@ from collections.abc import Iterator
 
 from rules.core.base import Context, Rule
 from rules.core.models import Finding, Severity
-from rules.profiles import profile_rows
-from rules.stepmath import batch_problems
+from rules.training.profiles import profile_rows
+from rules.training.stepmath import batch_problems
 
 
 def check(ctx: Context) -> Iterator[Finding]:

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from rules.core.fixes import fix_key, lines_of, replacement
 from rules.core.models import Fix
-from rules.testfiles import TestFile, TestFunction
+from rules.testcode.testfiles import TestFile, TestFunction
 
 # A docstring opening that already says what the test guards: the reference is added, not prefixed.
 SAYS_WHAT_IT_GUARDS = re.compile(

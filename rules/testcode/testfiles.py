@@ -27,7 +27,7 @@ from typing import NamedTuple
 from rules.core.base import Context, Review
 from rules.core.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
 from rules.core.pysyntax import PythonSyntaxError, parse_python, was_lowered
-from rules.runner_config import CONFIG_FILES, collected_by, python_files
+from rules.testcode.runner_config import CONFIG_FILES, collected_by, python_files
 
 
 class TestFunction(NamedTuple):

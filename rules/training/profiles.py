@@ -26,9 +26,9 @@ from rules.core.base import Review
 from rules.core.models import ChangeSet, FileStatus, ProfileMath, StepValues, UnreadableFile
 from rules.core.plain_errors import describe
 from rules.core.pysyntax import PythonSyntaxError, parse_python
-from rules.pairing import Pair, file_pairs
-from rules.primerl import PrimeRLConfig, PrimeRLError, looks_like_prime_rl, parse_prime_rl
-from rules.stepmath import (
+from rules.training.pairing import Pair, file_pairs
+from rules.training.primerl import PrimeRLConfig, PrimeRLError, looks_like_prime_rl, parse_prime_rl
+from rules.training.stepmath import (
     DEFAULT_WARMUP_STEPS,
     Scheduler,
     StepInputs,
@@ -450,7 +450,7 @@ def _base_within_head(review: Review) -> frozenset[str]:
 def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
     """Every changed profile source with its base and head entries (memoised per review).
 
-    Base and head are paired by path (rules/pairing.py); a renamed file's entries are named after its
+    Base and head are paired by path (rules/training/pairing.py); a renamed file's entries are named after its
     head path on both sides, so a renamed config is compared with what it was.
     """
 

@@ -59,10 +59,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from rules.assertions import Scope, Verdict, verdict
 from rules.core.base import Context, Rule
 from rules.core.models import Finding, Severity
-from rules.testfiles import touched_tests
+from rules.testcode.assertions import Scope, Verdict, verdict
+from rules.testcode.testfiles import touched_tests
 
 # AGENTS.md wording.
 _PROHIBITION = (

@@ -41,7 +41,7 @@ from rules.core.base import Context, Rule
 from rules.core.config import CONFIG_PATH
 from rules.core.models import ChangeSet, FileStatus, Finding, Severity
 from rules.core.policy_files import is_policy_path
-from rules.testfiles import base_test_file, dotted, is_test_path, touched_tests
+from rules.testcode.testfiles import base_test_file, dotted, is_test_path, touched_tests
 
 # AGENTS.md wording.
 _PROHIBITION = r"(?:\b(?:no|not|never|avoid|stop)\b|n't\b)"

@@ -40,8 +40,8 @@ from dataclasses import replace
 
 from rules.core.base import Context, Rule
 from rules.core.models import Finding, Severity
-from rules.profiles import UNBOUNDED, profile_rows
-from rules.stepmath import scheduler_problems
+from rules.training.profiles import UNBOUNDED, profile_rows
+from rules.training.stepmath import scheduler_problems
 
 
 def check(ctx: Context) -> Iterator[Finding]:

@@ -44,7 +44,7 @@ from rules.core import formats
 from rules.core.base import Context, Rule
 from rules.core.fixes import fix_key, lines_of, replacement
 from rules.core.models import Finding, Fix, Severity, UnreadableFile
-from rules.profiles import PROFILE, UNBOUNDED, Expect, Row, changed_profile_files, profile_rows
+from rules.training.profiles import PROFILE, UNBOUNDED, Expect, Row, changed_profile_files, profile_rows
 
 # Every value an `expect` table may pin; each is a field of the derived StepValues.
 _EXPECTED = tuple(Expect.model_fields)

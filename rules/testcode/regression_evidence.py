@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from rules.core.models import PullRequest
-from rules.testfiles import TestFile, TestFunction
+from rules.testcode.testfiles import TestFile, TestFunction
 
 # At most this many new tests in a fix PR are taken for its regression tests when nothing else says so:
 # a fix comes with a test or two, a feature with many.

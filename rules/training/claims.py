@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from rules.core.base import Context, Rule
 from rules.core.models import Finding, Severity, StepValues
-from rules.profiles import changed_profile_files, profile_rows
+from rules.training.profiles import changed_profile_files, profile_rows
 
 # Claimable keys and the StepValues field each one names.
 KEYS = {

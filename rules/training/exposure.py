@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from rules.core.base import Context, Rule
 from rules.core.models import Finding, Severity
-from rules.profiles import profile_rows
+from rules.training.profiles import profile_rows
 
 
 def check(ctx: Context) -> Iterator[Finding]:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from rules.core.base import Context, Review, Rule
 from rules.core.models import Finding, Severity, Waiver
-from rules.testfiles import TestFile, TestFunction, changed_test_files
+from rules.testcode.testfiles import TestFile, TestFunction, changed_test_files
 
 _MARKER = re.compile(r"#\s*bot:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?[\s:,-]*(?P<reason>.*)$", re.IGNORECASE)
 _CODE = re.compile(r"^[A-Z]{2,5}\d{3}$")

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rules.literal_values import NAMES, TYPE_NAMES, Evaluator, Unknown, is_instance, unknown_call
-from rules.testfiles import dotted
+from rules.testcode.literal_values import NAMES, TYPE_NAMES, Evaluator, Unknown, is_instance, unknown_call
+from rules.testcode.testfiles import dotted
 
 _ASSERT_PREFIXES = ("assert", "check", "expect", "verify")
 _PYTEST_CHECKS = {"raises", "warns", "deprecated_call", "fail"}
@@ -316,8 +316,8 @@ def fixed_check(
 ) -> _Why | None:
     """An assert, or a unittest assertion of the test's class, that the test's own literals make pass.
 
-    Its value is worked out from the literals (rules.literal_values); one that would fail or raise, or
-    that reads anything else, is not reported.
+    Its value is worked out from the literals (rules.testcode.literal_values); one that would fail or raise,
+    or that reads anything else, is not reported.
     """
     ev = Evaluator(_known(env), shadowed)
     try:

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from rules.agents_md.linear import Gated
 from rules.core.base import Rule, Statement, in_scope
 from rules.core.models import ChangeSet, FileStatus, PolicyChange, UnreadableFile
 from rules.core.policy_files import POINTER_NAME, POLICY_NAME, is_policy_path
-from rules.linear import Gated
 
 MAX_SENTENCE = 300
 # Real rule sentences are a few hundred characters (the longest in the labelled corpus: 414). A longer one

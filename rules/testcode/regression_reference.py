@@ -87,8 +87,8 @@ from collections.abc import Iterator
 from rules.core.base import Context, Rule
 from rules.core.config import CONFIG_PATH
 from rules.core.models import FileStatus, Finding, PullRequest, Severity
-from rules.guard_docstring import docstring_fix, proposal
-from rules.regression_evidence import (
+from rules.testcode.guard_docstring import docstring_fix, proposal
+from rules.testcode.regression_evidence import (
     FEW,
     PrEvidence,
     changed_module,
@@ -97,8 +97,15 @@ from rules.regression_evidence import (
     own_cues,
     pr_evidence,
 )
-from rules.testfiles import TestFile, TestFunction, Touched, is_test_path, runner_patterns, touched_tests
-from rules.waivers import markers
+from rules.testcode.testfiles import (
+    TestFile,
+    TestFunction,
+    Touched,
+    is_test_path,
+    runner_patterns,
+    touched_tests,
+)
+from rules.testcode.waivers import markers
 
 MODES = ("evidence", "all-new-tests", "fix-prs", "marked")
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
 
-from rules.stepmath import DEFAULT_BATCH_SIZE, DEFAULT_DECAY_STEPS, Scheduler
+from rules.training.stepmath import DEFAULT_BATCH_SIZE, DEFAULT_DECAY_STEPS, Scheduler
 
 # Keys that only compat profiles use: a file with any of them is a profile, not a Prime-RL config.
 PROFILE_ONLY_KEYS = frozenset(

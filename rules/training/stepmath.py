@@ -18,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 # Re-exported: the names live apart so that `bot --help` can list them without this module.
-from rules.semantics import EXAMPLES as EXAMPLES
-from rules.semantics import HF_EPOCH as HF_EPOCH
-from rules.semantics import LEGACY_MICRO as LEGACY_MICRO
-from rules.semantics import OPTIMIZER as OPTIMIZER
-from rules.semantics import SEMANTICS as SEMANTICS
-from rules.semantics import TORCHTUNE as TORCHTUNE
+from rules.training.semantics import EXAMPLES as EXAMPLES
+from rules.training.semantics import HF_EPOCH as HF_EPOCH
+from rules.training.semantics import LEGACY_MICRO as LEGACY_MICRO
+from rules.training.semantics import OPTIMIZER as OPTIMIZER
+from rules.training.semantics import SEMANTICS as SEMANTICS
+from rules.training.semantics import TORCHTUNE as TORCHTUNE
 
 # Prime-RL defaults (data config and schedulers).
 DEFAULT_BATCH_SIZE = 128

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from rules.agents import negated, normalise
+from rules.agents_md.reader import negated, normalise
 from rules.core.base import Context, Rule, Statement
 from rules.core.models import Finding, Severity
 
