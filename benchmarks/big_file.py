@@ -32,7 +32,7 @@ ENV = {
 CHILD = """
 import resource, sys, time
 from bot.engine import review
-from bot.local import load_changeset
+from bot.git.local import load_changeset
 t0 = time.perf_counter()
 report = review(load_changeset(sys.argv[1], base="main", head="pr"))
 seconds = time.perf_counter() - t0

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from bot.artifact import ArtifactError, load_artifact
 from bot.commands import parse_commands
-from bot.diff import DiffError, parse_diff
+from bot.git.diff import DiffError, parse_diff
 from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize

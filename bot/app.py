@@ -89,8 +89,8 @@ def setup_logging() -> None:
 def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore[no-untyped-def]
     """The review run; client is built from the settings unless given (tests pass one built for them)."""
     from bot.api import GitHubError
+    from bot.git.local import SourceError
     from bot.handlers import Context, dispatch, review_pull
-    from bot.local import SourceError
 
     token = settings.token.get_secret_value() if settings.token else None
     repo = args.repo or settings.repository

@@ -206,8 +206,8 @@ def _emit(  # type: ignore[no-untyped-def]
 
 def cmd_check(args: argparse.Namespace) -> int:
     from bot.engine import review, warm_ups
-    from bot.local import current_branch, default_base, load_changeset, open_repo, resolve
-    from bot.ranges import check_range
+    from bot.git.local import current_branch, default_base, load_changeset, open_repo, resolve
+    from bot.git.ranges import check_range
     from rules.core.models import PullRequest
 
     pr = PullRequest(
@@ -237,7 +237,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
     """--diff: the patch on stdout, exit 1 when there is one. --fix: write, say what changed, exit by the
     findings no fix resolved (at --fail-level)."""
-    from bot.fixing import fix, summary
+    from bot.git.fixing import fix, summary
     from bot.output import exit_code, to_json
 
     if args.output is not None:
@@ -257,7 +257,7 @@ def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type
 
 def _local_head(top: Path, args: argparse.Namespace) -> tuple[str, str]:
     """The commit to review and how the output names it: --head REF, the index, or the working tree."""
-    from bot.worktree import snapshot
+    from bot.git.worktree import snapshot
 
     if args.head is not None:
         if args.staged:
@@ -349,9 +349,9 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from bot.examples import ExampleError
-    from bot.local import SourceError
+    from bot.git.local import SourceError
+    from bot.git.ranges import EmptyRange
     from bot.output import ReportError
-    from bot.ranges import EmptyRange
 
     try:
         return COMMANDS[args.command](args)

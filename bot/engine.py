@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 
-from bot.gcpause import paused
+from bot.git.gcpause import paused
 from rules.agents_md.reader import load_policy, warm
 from rules.catalog import REGISTRY
 from rules.core.base import Context, Review, Rule, Statement

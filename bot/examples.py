@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from bot.local import load_changeset
+from bot.git.local import load_changeset
 from rules.core.models import ChangeSet, PullRequest
 
 

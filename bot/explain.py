@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from bot.engine import read_config
-from bot.local import GitReader, open_repo, resolve
+from bot.git.local import GitReader, open_repo, resolve
 from rules.agents_md.reader import Policy, PolicyFile, load_policy
 from rules.agents_md.trunk import trunk_named
 from rules.catalog import REGISTRY

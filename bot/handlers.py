@@ -11,7 +11,7 @@ from bot.api import Client, Comment, GitHubError, PullInfo
 from bot.commands import HELP, Command, addressed, authorize, needs_permission, parse_commands
 from bot.engine import labels_for, read_config, review
 from bot.events import Event
-from bot.local import GitReader
+from bot.git.local import GitReader
 from bot.publish import (
     Publisher,
     State,

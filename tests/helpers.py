@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.engine import review
-from bot.local import load_changeset
+from bot.git.local import load_changeset
 from rules.core.models import PullRequest, Report
 
 AGENTS_AGT001 = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"

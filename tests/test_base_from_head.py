@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from bot.diff import parse_hunks
+from bot.git.diff import parse_hunks
 from rules.core.models import FileChange, FileStatus
 from rules.testcode.testfiles import base_from_head, code_key, parse_tests
 

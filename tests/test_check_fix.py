@@ -68,16 +68,16 @@ def test_fix_with_head_is_refused_with_a_clear_message(repo, capsys):
 
 
 def test_a_file_edited_since_the_review_is_left_alone(repo, capsys, monkeypatch):
-    import bot.fixing
+    import bot.git.fixing
 
-    real = bot.fixing._write
+    real = bot.git.fixing._write
 
     def edited_first(top, path, reviewed, new):  # type: ignore[no-untyped-def]
         if path == "tests/test_a.py":
             (top / path).write_text(UNNAMED + "# edited\n")
         return real(top, path, reviewed, new)
 
-    monkeypatch.setattr(bot.fixing, "_write", edited_first)
+    monkeypatch.setattr(bot.git.fixing, "_write", edited_first)
     code, out, _ = _check(repo, capsys, "--fix", "--pr-number", "7")
     assert "tests/test_a.py: changed since the review" in out
     assert (repo.path / "tests/test_a.py").read_text() == UNNAMED + "# edited\n"

@@ -1,4 +1,4 @@
-from bot.diff import parse_diff, parse_hunks
+from bot.git.diff import parse_diff, parse_hunks
 from rules.core.models import FileStatus
 
 
@@ -68,7 +68,7 @@ def _line_by_line(text):
     """The hunks as unidiff's full, line-by-line parse gives them (what parse_diff used before)."""
     import unidiff
 
-    from bot.diff import _hunk
+    from bot.git.diff import _hunk
 
     return [tuple(_hunk(h) for h in pf) for pf in unidiff.PatchSet(text)]
 

@@ -7,14 +7,14 @@ import random
 
 import pytest
 
-import bot.diff
-from bot.diff import DiffError, DiffReader, parse_diff
+import bot.git.diff
+from bot.git.diff import DiffError, DiffReader, parse_diff
 from tests.conftest import GitRepo
 
 
 def _by_unidiff(text: str, monkeypatch) -> object:
     with monkeypatch.context() as m:
-        m.setattr(bot.diff, "_plain_files", lambda t: None)
+        m.setattr(bot.git.diff, "_plain_files", lambda t: None)
         try:
             return parse_diff(text)
         except DiffError as exc:
@@ -105,7 +105,7 @@ CASES = [
 )
 def test_plain_reading_matches_unidiff(tmp_path, monkeypatch, base, head, after, plain):
     text = _change(tmp_path, base, head, after)
-    assert (bot.diff._plain_files(text) is not None) is plain
+    assert (bot.git.diff._plain_files(text) is not None) is plain
     assert parse_diff(text) == _by_unidiff(text, monkeypatch)
 
 
@@ -125,7 +125,7 @@ BROKEN = [
 
 @pytest.mark.parametrize("text", [c[1] for c in BROKEN], ids=[c[0] for c in BROKEN])
 def test_text_git_would_not_print_goes_to_unidiff(text, monkeypatch):
-    assert bot.diff._plain_files(text) is None
+    assert bot.git.diff._plain_files(text) is None
     try:
         got: object = parse_diff(text)
     except DiffError as exc:
@@ -176,7 +176,7 @@ def test_broken_text_read_in_pieces_fails_as_the_whole(text):
 
 
 def test_git_output_handed_over_as_written_and_failures_as_before(tmp_path):
-    from bot.local import SourceError, _git
+    from bot.git.local import SourceError, _git
 
     repo = GitRepo(tmp_path / "r")
     repo.commit({"a.py": LINES}, "base")
@@ -192,7 +192,7 @@ def test_git_output_handed_over_as_written_and_failures_as_before(tmp_path):
 
 
 def test_git_in_the_background_prints_and_fails_as_git_run_in_front(tmp_path):
-    from bot.local import SourceError, _Background, _git
+    from bot.git.local import SourceError, _Background, _git
 
     repo = GitRepo(tmp_path / "r")
     repo.commit({"a.py": LINES}, "base")

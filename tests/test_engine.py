@@ -1,5 +1,5 @@
 from bot.engine import review
-from bot.local import load_changeset
+from bot.git.local import load_changeset
 from bot.render import render_comment
 from rules.core.config import Config, RuleSetting
 from rules.core.models import Severity

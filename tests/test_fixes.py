@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.engine import review
-from bot.local import load_changeset
+from bot.git.local import load_changeset
 from rules.core.fixes import apply
 from rules.core.models import Fix, PullRequest
 from tests.helpers import AGENTS_AGT001

@@ -9,7 +9,7 @@ import time
 import pytest
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from bot import forked
+from bot.git import forked
 
 pytestmark = pytest.mark.skipif(not forked.can_fork(), reason="fork() is used on Linux only")
 
@@ -71,10 +71,10 @@ def test_without_fork_the_work_runs_in_the_parent(monkeypatch):
 
 
 def test_a_change_set_is_the_same_with_or_without_the_child(make_repo, monkeypatch):
-    import bot.local
-    from bot.local import load_changeset
+    import bot.git.local
+    from bot.git.local import load_changeset
 
-    monkeypatch.setattr(bot.local, "_FORK_PAST", 0)  # a child even for this small diff
+    monkeypatch.setattr(bot.git.local, "_FORK_PAST", 0)  # a child even for this small diff
 
     base = {f"src/m{i}.py": f"x = {i}\n" for i in range(5)} | {"tests/test_a.py": "def test_a():\n    pass\n"}
     head = {f"src/m{i}.py": f"x = {i + 1}\ny = 2\n" for i in range(5)}
@@ -97,13 +97,13 @@ def test_a_change_set_is_the_same_with_or_without_the_child(make_repo, monkeypat
 
 
 def test_a_child_diffing_a_file_over_the_cap_gets_one_line_for_it(make_repo, monkeypatch):
-    import bot.local
-    from bot.local import load_changeset
+    import bot.git.local
+    from bot.git.local import load_changeset
     from rules.core.models import MAX_TEXT_BYTES
 
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
     r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "big.txt": big, "b.py": "b = 1\n"})
-    monkeypatch.setattr(bot.local, "_FORK_PAST", 0)
+    monkeypatch.setattr(bot.git.local, "_FORK_PAST", 0)
     used: list[bool] = []
     result = forked.Pending.result
 

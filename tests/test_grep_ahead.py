@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-import bot.local
-from bot.local import GitReader, SourceError, load_changeset
+import bot.git.local
+from bot.git.local import GitReader, SourceError, load_changeset
 
 WORDS = ("COMPAT_PROFILES",)
 HOLDER = 'COMPAT_PROFILES = {\n    "run": {"max_steps": 100},\n}\n'
@@ -24,7 +24,7 @@ def _repo(make_repo):
 def _counting(monkeypatch) -> list[tuple[str, ...]]:
     """The `git grep` commands run from now on, each with whether it ran in a thread of its own."""
     greps: list[tuple[str, ...]] = []
-    real = bot.local._git
+    real = bot.git.local._git
 
     def git(repo, *args, **kw):
         if "grep" in args:
@@ -33,7 +33,7 @@ def _counting(monkeypatch) -> list[tuple[str, ...]]:
             )
         return real(repo, *args, **kw)
 
-    monkeypatch.setattr(bot.local, "_git", git)
+    monkeypatch.setattr(bot.git.local, "_git", git)
     return greps
 
 
@@ -73,7 +73,7 @@ def test_a_failure_of_git_in_the_thread_is_raised_to_whoever_asks(make_repo, mon
 
     reader = GitReader(r.path)
     reader.remember(rev, "train.py", reader.info([f"{rev}:train.py"])[0])
-    monkeypatch.setattr(bot.local, "_git", broken)
+    monkeypatch.setattr(bot.git.local, "_git", broken)
     reader.grep_ahead(rev, ["train.py"], WORDS)
     with pytest.raises(SourceError, match="longer than"):
         reader.grep(rev, ["train.py"], WORDS)

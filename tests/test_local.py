@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.local import SourceError, load_changeset
+from bot.git.local import SourceError, load_changeset
 from rules.core.models import UnreadableFile
 
 
@@ -88,7 +88,7 @@ def test_repository_without_commits(repo):
 
 
 def test_read_many_matches_read(make_repo):
-    from bot.local import GitReader
+    from bot.git.local import GitReader
 
     files = {"a.py": "a = 1\n", "b/c.txt": "two\nlines\n", "bin.dat": b"\x00\n\xff\n", "empty.py": ""}
     r = make_repo(files, {"a.py": "a = 2\n"})
@@ -102,7 +102,7 @@ def test_read_many_matches_read(make_repo):
 def test_read_many_skips_a_tree_before_other_paths(make_repo):
     # A path that is a folder at rev (a file replacing a folder) comes with the tree's bytes in the batch
     # output; the paths after it must still get their own contents.
-    from bot.local import GitReader
+    from bot.git.local import GitReader
 
     r = make_repo({"d/x.py": "x = 1\n", "f.py": "f = 1\n", "my file.py": "s = 1\n"}, {"f.py": "f = 2\n"})
     many = GitReader(r.path).read_many("main", ["d", "f.py", "gone file.py", "my file.py"])
@@ -114,20 +114,20 @@ def _recording_git(monkeypatch):
     diff is made in this
     process, not in a forked child (whose commands would be recorded there): with the same arguments,
     and the same files either way (test_forked.py)."""
-    import bot.forked
-    import bot.local
+    import bot.git.forked
+    import bot.git.local
 
-    monkeypatch.setattr(bot.forked, "can_fork", lambda: False)
+    monkeypatch.setattr(bot.git.forked, "can_fork", lambda: False)
 
     calls: list[tuple[tuple[str, ...], int]] = []
-    real = bot.local._git
+    real = bot.git.local._git
 
     def git(repo, *args, check=True, **kw):
         proc = real(repo, *args, check=check, **kw)
         calls.append(((*args, *(f"-c {c}" for c in kw.get("config", ()))), len(proc.stdout)))
         return proc
 
-    class Background(bot.local._Background):
+    class Background(bot.git.local._Background):
         def __init__(self, repo, args, config=()):
             super().__init__(repo, args, config)
             self.config = config
@@ -137,8 +137,8 @@ def _recording_git(monkeypatch):
             calls.append(((*self.args, *(f"-c {c}" for c in self.config)), len(out)))
             return out
 
-    monkeypatch.setattr(bot.local, "_git", git)
-    monkeypatch.setattr(bot.local, "_Background", Background)
+    monkeypatch.setattr(bot.git.local, "_git", git)
+    monkeypatch.setattr(bot.git.local, "_Background", Background)
     return calls
 
 
@@ -203,8 +203,8 @@ def test_no_blob_is_sized_while_loading_when_git_finds_no_file_binary(make_repo,
 def test_a_binary_file_under_the_cap_stays_binary_and_a_failure_to_size_it_is_reported(
     make_repo, monkeypatch
 ):
-    from bot.catfile import CatFileError
-    from bot.local import GitReader
+    from bot.git.catfile import CatFileError
+    from bot.git.local import GitReader
 
     r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "logo.png": b"\x89PNG\r\n\x1a\n\x00\x01"})
     cs = load_changeset(r.path, base="main", head="pr")
@@ -431,14 +431,14 @@ def test_a_test_file_edited_in_the_work_tree_is_parsed_from_its_blob(make_repo):
 def test_the_pipe_git_writes_to_is_widened():
     import fcntl
 
-    import bot.local
+    import bot.git.local
 
     read_end, write_end = os.pipe()
     try:
-        bot.local._widen(read_end)
+        bot.git.local._widen(read_end)
         size = fcntl.fcntl(read_end, fcntl.F_GETPIPE_SZ)
-        if int(Path("/proc/sys/fs/pipe-max-size").read_text()) >= bot.local._PIPE_BYTES:
-            assert size == bot.local._PIPE_BYTES
+        if int(Path("/proc/sys/fs/pipe-max-size").read_text()) >= bot.git.local._PIPE_BYTES:
+            assert size == bot.git.local._PIPE_BYTES
         else:  # a smaller system limit: the pipe keeps the size it had
             assert size >= 4096
     finally:
@@ -447,7 +447,7 @@ def test_the_pipe_git_writes_to_is_widened():
 
 
 def test_a_fault_in_reading_tests_ahead_leaves_them_to_the_rules(make_repo, monkeypatch):
-    import bot.local
+    import bot.git.local
     from bot.engine import review
 
     def broken(path, text):
@@ -458,7 +458,7 @@ def test_a_fault_in_reading_tests_ahead_leaves_them_to_the_rules(make_repo, monk
         {"tests/test_a.py": 'def test_a():\n    """Fixes a crash."""\n    assert f() == 1\n'},
     )
     expected = review(load_changeset(r.path, base="main", head="pr"))
-    monkeypatch.setattr(bot.local, "read_ahead", broken)
+    monkeypatch.setattr(bot.git.local, "read_ahead", broken)
     changeset = load_changeset(r.path, base="main", head="pr")
     assert review(changeset).findings == expected.findings and expected.findings
 
@@ -467,14 +467,14 @@ def test_a_fault_in_reading_tests_ahead_leaves_them_to_the_rules(make_repo, monk
 def test_idle_work_runs_only_while_the_diff_is_not_in_and_its_faults_change_nothing(
     make_repo, monkeypatch, fork
 ):
-    import bot.forked
-    import bot.local
+    import bot.git.forked
+    import bot.git.local
     from bot.engine import review, warm_ups
 
     files = {f"tests/test_m{i}.py": f"def test_{i}():\n    assert f({i}) == {i}\n" for i in range(5)}
     r = make_repo({"AGENTS.md": "# Rules\n\n- No tautological tests.\n"}, files)
     plain = review(load_changeset(r.path, base="main", head="pr"))
-    monkeypatch.setattr(bot.local, "_FORK_PAST", 0 if fork else 1 << 30)
+    monkeypatch.setattr(bot.git.local, "_FORK_PAST", 0 if fork else 1 << 30)
     ran: list[str] = []
 
     def broken() -> None:
@@ -483,33 +483,33 @@ def test_idle_work_runs_only_while_the_diff_is_not_in_and_its_faults_change_noth
 
     tasks = (broken, *warm_ups(), lambda: ran.append("last"))
     # The diff not in yet: every task runs, and the broken one changes nothing.
-    monkeypatch.setattr(bot.forked.Pending, "ready", lambda self: False)
-    monkeypatch.setattr(bot.local._Background, "done", lambda self: False)
+    monkeypatch.setattr(bot.git.forked.Pending, "ready", lambda self: False)
+    monkeypatch.setattr(bot.git.local._Background, "done", lambda self: False)
     cs = load_changeset(r.path, base="main", head="pr", idle=tasks)
     assert ran == ["broken", "last"]
     assert review(cs).findings == plain.findings
     # The diff in: no task runs.
     ran.clear()
-    monkeypatch.setattr(bot.forked.Pending, "ready", lambda self: True)
-    monkeypatch.setattr(bot.local._Background, "done", lambda self: True)
+    monkeypatch.setattr(bot.git.forked.Pending, "ready", lambda self: True)
+    monkeypatch.setattr(bot.git.local._Background, "done", lambda self: True)
     load_changeset(r.path, base="main", head="pr", idle=tasks)
     assert ran == []
 
 
 def test_when_git_cannot_say_which_attributes_apply_every_changed_blob_is_sized(make_repo, monkeypatch):
-    import bot.local
+    import bot.git.local
     from rules.core.models import MAX_TEXT_BYTES
 
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
     r = make_repo({"a.py": "a = 1\n"}, {"a.py": "a = 2\n", "big.txt": big})
-    real = bot.local._git
+    real = bot.git.local._git
 
     def git(repo, *args, **kw):
         if args[0] == "check-attr":
             return real(repo, "check-attr", "--no-such-option", **kw)
         return real(repo, *args, **kw)
 
-    monkeypatch.setattr(bot.local, "_git", git)
+    monkeypatch.setattr(bot.git.local, "_git", git)
     cs = load_changeset(r.path, base="main", head="pr")
     assert [(f.path, f.patch_missing) for f in cs.files] == [("a.py", False), ("big.txt", True)]
     assert cs.reader.processes == 1 and cs.reader.bytes_read < len(big)  # sized first, never read

@@ -110,7 +110,7 @@ def test_text_step_table_is_aligned(capsys):
 
 def test_markdown_is_the_comment_as_posted(agt001_repo, capsys):
     from bot.engine import review
-    from bot.local import load_changeset
+    from bot.git.local import load_changeset
 
     _, out, _ = _check(capsys, agt001_repo.path, "--format", "markdown")
     _, default, _ = _check(capsys, agt001_repo.path)  # stdout is not a terminal here: markdown
@@ -126,7 +126,7 @@ def test_json_is_the_report(agt001_repo, capsys):
 
 def test_github_is_the_actions_annotations(agt001_repo, capsys):
     from bot.engine import review
-    from bot.local import load_changeset
+    from bot.git.local import load_changeset
 
     _, out, _ = _check(capsys, agt001_repo.path, "--format", "github")
     report = review(load_changeset(agt001_repo.path, base="main", head="pr"))

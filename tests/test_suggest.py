@@ -6,7 +6,7 @@ import pytest
 
 from bot.api import ReviewComment
 from bot.engine import review
-from bot.local import load_changeset
+from bot.git.local import load_changeset
 from bot.suggest import MARK, Selection, marker, note, plan, render, select
 from rules.core.models import ChangeSet, PullRequest, Report
 from tests.helpers import AGENTS_AGT001

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.engine import review
-from bot.local import load_changeset
+from bot.git.local import load_changeset
 from tests.conftest import GitRepo
 from tests.helpers import codes, review_change
 

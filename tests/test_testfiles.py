@@ -112,7 +112,7 @@ def test_added_and_changed_flags():
     assert (b.added, b.changed) == (False, False)
 
 
-# The loader collects test files ahead, before the diff is known (bot.local); the rules then set the
+# The loader collects test files ahead, before the diff is known (bot.git.local); the rules then set the
 # flags. Either way the tests are the same.
 @pytest.mark.parametrize(
     "source", [c[1] for c in STYLES] + [COLLECTED], ids=[c[0] for c in STYLES] + ["mixed"]

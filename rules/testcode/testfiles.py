@@ -305,7 +305,7 @@ class ReadAhead:
 def read_ahead(path: str, text: str) -> ReadAhead | None:
     """The tree of a test file (as pytest collects it by default) and its tests without their flags.
 
-    bot.local makes it while git diffs, test file after test file: the walk meets each tree while the
+    bot.git.local makes it while git diffs, test file after test file: the walk meets each tree while the
     parser has just built it, in the processor's cache. Walked later, the trees of a large PR (a hundred
     megabytes) come back from memory, which doubled the cost of collecting. None for a file no runner
     collects; PythonSyntaxError when it does not parse.
@@ -382,7 +382,7 @@ def _parse_change(review: Review, f: FileChange) -> TestFile:
         return TestFile(path=f.path, tests=(), error=exc.reason)
     if text is None:
         return TestFile(path=f.path, tests=())
-    # The loader may have read it already, beside git's work (bot.local).
+    # The loader may have read it already, beside git's work (bot.git.local).
     ahead = review.changeset.prepared(review.changeset.head_sha, f.path, text)
     ahead = ahead if isinstance(ahead, ReadAhead) else None
     return parse_tests(f.path, text, f.added_lines, runner_patterns(review), ahead=ahead)

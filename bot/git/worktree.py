@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from bot.local import _git
+from bot.git.local import _git
 
 # commit-tree needs an identity; the snapshot is never pushed or shown, so a fixed one is enough.
 _IDENTITY = {

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from bot import forked
-from bot.catfile import CatFile, CatFileError, ObjectInfo
-from bot.diff import DiffError, DiffReader, parse_diff
-from bot.gcpause import paused
+from bot.git import forked
+from bot.git.catfile import CatFile, CatFileError, ObjectInfo
+from bot.git.diff import DiffError, DiffReader, parse_diff
+from bot.git.gcpause import paused
 from rules.core.models import (
     MAX_TEXT_BYTES,
     ChangeSet,
