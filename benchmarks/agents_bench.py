@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.engine import review  # noqa: E402
 from bot.git.local import load_changeset  # noqa: E402
+from bot.review.engine import review  # noqa: E402
 from rules.core.models import PullRequest  # noqa: E402
 
 AGENTS = """# Working here

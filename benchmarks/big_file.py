@@ -31,7 +31,7 @@ ENV = {
 
 CHILD = """
 import resource, sys, time
-from bot.engine import review
+from bot.review.engine import review
 from bot.git.local import load_changeset
 t0 = time.perf_counter()
 report = review(load_changeset(sys.argv[1], base="main", head="pr"))

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import rules.testcode.regression_reference as agt001  # noqa: E402
-from bot.engine import review  # noqa: E402
+from bot.review.engine import review  # noqa: E402
 from rules.core.models import ChangeSet, FileChange, FileStatus, Hunk, PullRequest  # noqa: E402
 
 AGENTS = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"

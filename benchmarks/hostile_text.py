@@ -24,8 +24,8 @@ from typing import Any
 
 from bot.artifact import ArtifactError, load_artifact
 from bot.commands import parse_commands
-from bot.engine import review
 from bot.git.diff import DiffError, parse_diff
+from bot.review.engine import review
 from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize

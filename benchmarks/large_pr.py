@@ -47,11 +47,11 @@ ENV = {
 CHILD = """
 import resource, sys, time
 t0 = time.perf_counter()
-from bot.engine import review
+from bot.review.engine import review
 from bot.git.local import load_changeset
-from bot.render import render_comment
+from bot.review.render import render_comment
 try:  # as bot check does it; an older checkout (--root) has no warm_ups
-    from bot.engine import warm_ups
+    from bot.review.engine import warm_ups
     idle = {"idle": warm_ups()}
 except ImportError:
     idle = {}
@@ -73,9 +73,9 @@ print(t1 - t0, t2 - t1, rss, children, used, len(report.findings), cov.files_cha
 
 PROFILE_CHILD = """
 import cProfile, pstats, sys
-from bot.engine import review, warm_ups
+from bot.review.engine import review, warm_ups
 from bot.git.local import load_changeset
-from bot.render import render_comment
+from bot.review.render import render_comment
 def run():
     render_comment(review(load_changeset(sys.argv[1], base="main", head="pr", idle=warm_ups())))
 cProfile.run("run()", sys.argv[2])

@@ -1,10 +1,10 @@
 """Signal benchmark: replays pinned commit ranges of real repositories and scores the findings.
 
 Every commit of each range is reviewed against its first parent with the bot's Python API
-(`bot.git.local.load_changeset` + `bot.engine.review`), as a pull request with no title or body: the local
-evidence is the commit itself. It prints findings per rule and per commit (median, max) and the time taken,
-then scores the findings against the judged cases in `benchmarks/judged_cases.csv` (precision and recall
-per rule; for Prime-RL, "no profile shown that is not an SFT run" is its own check). No network.
+(`bot.git.local.load_changeset` + `bot.review.engine.review`), as a pull request with no title or body:
+the local evidence is the commit itself. It prints findings per rule and per commit (median, max) and the
+time taken, then scores the findings against the judged cases in `benchmarks/judged_cases.csv` (precision
+and recall per rule; for Prime-RL, "no profile shown that is not an SFT run" is its own check). No network.
 
     python3 benchmarks/signal.py [--clones /work/clones] [--json] [--only OWNER/NAME] [--cases-only]
 
@@ -43,8 +43,8 @@ from benchmarks.judged import (  # noqa: E402
     flagged,
     load_cases,
 )
-from bot.engine import review  # noqa: E402
 from bot.git.local import SourceError, load_changeset  # noqa: E402
+from bot.review.engine import review  # noqa: E402
 from rules.core.config import Config  # noqa: E402
 from rules.core.models import PullRequest, Report  # noqa: E402
 

@@ -181,7 +181,7 @@ def publish(
     annotate: bool = True,
 ) -> None:
     """Everything a step reports to the runner: safe log, annotations, outputs and summary."""
-    from bot.render import render_comment
+    from bot.review.render import render_comment
 
     comment = render_comment(report, limit=SUMMARY_LIMIT)
     out.write(stop_commands(comment if log is None else log))

@@ -146,8 +146,8 @@ def tell(messages: list[str], token: str | None) -> None:
 
 def emit(args: argparse.Namespace, report: Report) -> int:
     """The report as --output, --format and --dry-run ask; the exit code --fail-level gives it."""
-    from bot.output import exit_code, to_json
-    from bot.render import render_comment
+    from bot.review.output import exit_code, to_json
+    from bot.review.render import render_comment
 
     if args.output is not None:
         save_report(args.output, report)
@@ -160,7 +160,7 @@ def emit(args: argparse.Namespace, report: Report) -> int:
 
 def save_report(path: Path, report: Report) -> None:
     """The Report as JSON (with --output): the artifact the fork-safe publish job reads."""
-    from bot.output import to_json
+    from bot.review.output import to_json
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bot.api import PullInfo
 from bot.events import Event, WorkflowRun
-from bot.output import ReportError, parse_report
+from bot.review.output import ReportError, parse_report
 from rules.catalog import REGISTRY
 from rules.core.models import Report, Severity, StepValues, Waiver
 from rules.training.stepmath import SEMANTICS

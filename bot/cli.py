@@ -162,12 +162,12 @@ def _isatty(stream: object) -> bool:
 
 def render(report, fmt: str, scope: str | None = None, note: str | None = None) -> str:  # type: ignore[no-untyped-def]
     """The report in one of LOCAL_FORMATS; colour only for text on a terminal that allows it."""
-    from bot.output import to_json
+    from bot.review.output import to_json
 
     if fmt == "json":
         return to_json(report)
     if fmt == "sarif":
-        from bot.sarif import to_sarif_json
+        from bot.review.sarif import to_sarif_json
 
         return to_sarif_json(report)
     if fmt == "github":
@@ -176,11 +176,11 @@ def render(report, fmt: str, scope: str | None = None, note: str | None = None) 
         return lines(annotation_lines(report))
     if fmt == "text":
         from bot.entry import colour_allowed
-        from bot.terminal import render_text
+        from bot.review.terminal import render_text
 
         colour = _isatty(sys.stdout) and colour_allowed()
         return render_text(report, colour=colour, scope=scope, summary=note)
-    from bot.render import render_comment
+    from bot.review.render import render_comment
 
     return render_comment(report)
 
@@ -193,7 +193,7 @@ def _emit(  # type: ignore[no-untyped-def]
     scope: str | None = None,
     note: str | None = None,
 ) -> int:
-    from bot.output import exit_code, to_json
+    from bot.review.output import exit_code, to_json
 
     if output is not None:
         _save(output, to_json(report))
@@ -205,9 +205,9 @@ def _emit(  # type: ignore[no-untyped-def]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from bot.engine import review, warm_ups
     from bot.git.local import current_branch, default_base, load_changeset, open_repo, resolve
     from bot.git.ranges import check_range
+    from bot.review.engine import review, warm_ups
     from rules.core.models import PullRequest
 
     pr = PullRequest(
@@ -238,7 +238,7 @@ def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type
     """--diff: the patch on stdout, exit 1 when there is one. --fix: write, say what changed, exit by the
     findings no fix resolved (at --fail-level)."""
     from bot.git.fixing import fix, summary
-    from bot.output import exit_code, to_json
+    from bot.review.output import exit_code, to_json
 
     if args.output is not None:
         _save(args.output, to_json(report))
@@ -272,8 +272,8 @@ def _local_head(top: Path, args: argparse.Namespace) -> tuple[str, str]:
 def cmd_example(args: argparse.Namespace) -> int:
     import tempfile
 
-    from bot.engine import review
     from bot.examples import materialize
+    from bot.review.engine import review
 
     with tempfile.TemporaryDirectory(prefix="bot-example-") as tmp:
         changeset = materialize(args.path, Path(tmp))
@@ -281,7 +281,7 @@ def cmd_example(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from bot.docs import rules_markdown, rules_text
+    from bot.review.docs import rules_markdown, rules_text
 
     if args.explain:
         from bot.explain import explain
@@ -295,7 +295,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_action(args: argparse.Namespace) -> int:
     from bot.actions import publish
     from bot.entry import actions_paths
-    from bot.output import exit_code, read_report
+    from bot.review.output import exit_code, read_report
 
     report = read_report(args.report)
     log = None
@@ -351,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bot.examples import ExampleError
     from bot.git.local import SourceError
     from bot.git.ranges import EmptyRange
-    from bot.output import ReportError
+    from bot.review.output import ReportError
 
     try:
         return COMMANDS[args.command](args)

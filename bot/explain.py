@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.engine import read_config
 from bot.git.local import GitReader, open_repo, resolve
+from bot.review.engine import read_config
 from rules.agents_md.reader import Policy, PolicyFile, load_policy
 from rules.agents_md.trunk import trunk_named
 from rules.catalog import REGISTRY

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from bot.api import Client, Comment, GitHubError, PullInfo
 from bot.commands import HELP, Command, addressed, authorize, needs_permission, parse_commands
-from bot.engine import labels_for, read_config, review
 from bot.events import Event
 from bot.git.local import GitReader
 from bot.publish import (
@@ -27,7 +26,8 @@ from bot.publish import (
     wants_review_label,
 )
 from bot.pull import ApiReader, load_pull, local_checkout, prefetch, read_faults, unreviewed_that_matter
-from bot.render import MARKER
+from bot.review.engine import labels_for, read_config, review
+from bot.review.render import MARKER
 from bot.suggest import Selection, note, select
 from bot.suggest import plan as plan_suggestions
 from bot.waivers import apply_waivers, stamp

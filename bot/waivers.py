@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from bot.engine import labels_for
+from bot.review.engine import labels_for
 from rules.core.config import Config
 from rules.core.models import ChangeSet, Finding, Report, Severity, UnreadableFile, Waiver
 

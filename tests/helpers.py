@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.engine import review
 from bot.git.local import load_changeset
+from bot.review.engine import review
 from rules.core.models import PullRequest, Report
 
 AGENTS_AGT001 = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"

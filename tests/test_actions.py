@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bot import actions
 from bot.cli import main
-from bot.output import ReportError, read_report, to_json
+from bot.review.output import ReportError, read_report, to_json
 from rules.core.models import Coverage, Finding, Report, Severity
 from rules.core.sanitize import visible
 from tests.actionrunner import parse_commands, parse_output_file

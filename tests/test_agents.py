@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.render import render_comment
+from bot.review.render import render_comment
 from rules.agents_md.reader import Recogniser, folders, read_file, sentences
 from rules.catalog import REGISTRY
 from rules.core.models import PolicyChange

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.docs import SECTIONS, rules_markdown, sections
+from bot.review.docs import SECTIONS, rules_markdown, sections
 from rules.catalog import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent

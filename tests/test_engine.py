@@ -1,6 +1,6 @@
-from bot.engine import review
 from bot.git.local import load_changeset
-from bot.render import render_comment
+from bot.review.engine import review
+from bot.review.render import render_comment
 from rules.core.config import Config, RuleSetting
 from rules.core.models import Severity
 from tests.helpers import AGENTS_AGT001, codes, review_change

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.engine import review
 from bot.git.local import load_changeset
+from bot.review.engine import review
 from rules.core.fixes import apply
 from rules.core.models import Fix, PullRequest
 from tests.helpers import AGENTS_AGT001

@@ -8,7 +8,7 @@ import ast
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.engine import review
+from bot.review.engine import review
 from rules.core.fixes import apply
 from rules.core.models import ChangeSet, FileChange, FileStatus, Hunk, PullRequest, Report
 from tests.helpers import AGENTS_AGT001

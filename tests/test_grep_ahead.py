@@ -80,7 +80,7 @@ def test_a_failure_of_git_in_the_thread_is_raised_to_whoever_asks(make_repo, mon
 
 
 def test_a_review_searches_once_per_side_and_finds_the_profiles(make_repo, monkeypatch):
-    from bot.engine import review
+    from bot.review.engine import review
 
     r = _repo(make_repo)
     cs = load_changeset(r.path, base="main", head="pr")
@@ -94,7 +94,7 @@ def test_a_base_that_lies_within_its_head_is_searched_only_where_the_head_holds_
     make_repo, monkeypatch
 ):
     import rules.training.profiles
-    from bot.engine import review
+    from bot.review.engine import review
 
     grown = "def f():\n    return 1\n"
     base = {"grown.py": grown, "gains.py": grown, "loses.py": HOLDER + grown, "kept.py": HOLDER + grown}

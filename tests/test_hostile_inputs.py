@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.render import MARKER
+from bot.review.render import MARKER
 from tests.conftest import GIT_ENV, GitRepo
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,8 +13,8 @@ from collections.abc import Callable
 import pytest
 
 from benchmarks.judged import REAL, Case, build_extract, flagged, load_cases
-from bot.engine import review
 from bot.git.local import load_changeset
+from bot.review.engine import review
 from rules.core.models import PullRequest, Report
 
 AGT001_EVIDENCE = "issue 9: part 1 (AGT001 decides regression tests from evidence)"

@@ -143,7 +143,7 @@ def _recording_git(monkeypatch):
 
 
 def test_a_file_over_the_cap_is_never_diffed_or_read(make_repo, monkeypatch):
-    from bot.engine import review
+    from bot.review.engine import review
     from rules.core.models import MAX_TEXT_BYTES
 
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)  # short lines: the shape that made the diff parser explode
@@ -251,7 +251,7 @@ def test_changes_under_the_cap_are_diffed_as_before(make_repo, monkeypatch):
 def test_one_cat_file_process_per_mode_for_every_read(make_repo, monkeypatch):
     import subprocess
 
-    from bot.engine import review
+    from bot.review.engine import review
 
     started: list[list[str]] = []
 
@@ -281,7 +281,7 @@ def test_one_cat_file_process_per_mode_for_every_read(make_repo, monkeypatch):
 
 
 def test_modules_that_never_name_a_profile_variable_are_not_read(make_repo):
-    from bot.engine import review
+    from bot.review.engine import review
 
     holder = 'COMPAT_PROFILES = {\n    "run": {"max_steps": 100, "batch_size": 8},\n}\n'
     src = {f"src/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)}
@@ -388,7 +388,7 @@ def _findings(report):
 
 def test_head_test_files_are_parsed_while_git_diffs_and_the_review_uses_them(make_repo, monkeypatch):
     import rules.testcode.testfiles
-    from bot.engine import review
+    from bot.review.engine import review
 
     agents = "# Rules\n\n- No tautological tests.\n"
     head = {
@@ -416,7 +416,7 @@ def test_head_test_files_are_parsed_while_git_diffs_and_the_review_uses_them(mak
 
 
 def test_a_test_file_edited_in_the_work_tree_is_parsed_from_its_blob(make_repo):
-    from bot.engine import review
+    from bot.review.engine import review
 
     agents = "# Rules\n\n- No tautological tests.\n"
     r = make_repo({"AGENTS.md": agents}, {"tests/test_a.py": "def test_a():\n    x = 3\n    assert x == 3\n"})
@@ -448,7 +448,7 @@ def test_the_pipe_git_writes_to_is_widened():
 
 def test_a_fault_in_reading_tests_ahead_leaves_them_to_the_rules(make_repo, monkeypatch):
     import bot.git.local
-    from bot.engine import review
+    from bot.review.engine import review
 
     def broken(path, text):
         raise RuntimeError("a bug in collecting")
@@ -469,7 +469,7 @@ def test_idle_work_runs_only_while_the_diff_is_not_in_and_its_faults_change_noth
 ):
     import bot.git.forked
     import bot.git.local
-    from bot.engine import review, warm_ups
+    from bot.review.engine import review, warm_ups
 
     files = {f"tests/test_m{i}.py": f"def test_{i}():\n    assert f({i}) == {i}\n" for i in range(5)}
     r = make_repo({"AGENTS.md": "# Rules\n\n- No tautological tests.\n"}, files)

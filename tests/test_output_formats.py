@@ -17,9 +17,9 @@ import pytest
 
 from bot.actions import annotation_lines
 from bot.cli import main
-from bot.render import render_comment
-from bot.sarif import to_sarif
-from bot.terminal import render_text
+from bot.review.render import render_comment
+from bot.review.sarif import to_sarif
+from bot.review.terminal import render_text
 from rules.catalog import REGISTRY
 from rules.core.models import Coverage, Finding, Report, Severity
 from tests.helpers import AGENTS_AGT001
@@ -109,8 +109,8 @@ def test_text_step_table_is_aligned(capsys):
 
 
 def test_markdown_is_the_comment_as_posted(agt001_repo, capsys):
-    from bot.engine import review
     from bot.git.local import load_changeset
+    from bot.review.engine import review
 
     _, out, _ = _check(capsys, agt001_repo.path, "--format", "markdown")
     _, default, _ = _check(capsys, agt001_repo.path)  # stdout is not a terminal here: markdown
@@ -125,8 +125,8 @@ def test_json_is_the_report(agt001_repo, capsys):
 
 
 def test_github_is_the_actions_annotations(agt001_repo, capsys):
-    from bot.engine import review
     from bot.git.local import load_changeset
+    from bot.review.engine import review
 
     _, out, _ = _check(capsys, agt001_repo.path, "--format", "github")
     report = review(load_changeset(agt001_repo.path, base="main", head="pr"))

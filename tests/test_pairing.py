@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.engine import review
 from bot.git.local import load_changeset
+from bot.review.engine import review
 from rules.core.models import FileChange, FileStatus
 from rules.training.pairing import Pair, file_pairs
 from tests.helpers import codes, review_change

@@ -10,7 +10,7 @@ import pytest
 
 from bot.handlers import Context, review_pull
 from bot.publish import ANNOTATION_BATCH, Publisher, StatusPlan, decode_state
-from bot.render import MARKER
+from bot.review.render import MARKER
 from tests import ghapi
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001

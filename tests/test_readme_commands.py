@@ -35,7 +35,7 @@ def test_readme_command_runs(make_repo, monkeypatch, capsys, tmp_path, command):
     words = shlex.split(command)
     assert words[0] == "bot", command
     argv, target = words[1:], None
-    if ">" in argv:  # `bot check --format sarif > bot.sarif`
+    if ">" in argv:  # `bot check --format sarif > bot.review.sarif`
         argv, target = argv[: argv.index(">")], argv[argv.index(">") + 1]
     code = main(argv)
     out = capsys.readouterr()

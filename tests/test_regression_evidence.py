@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.engine import review
 from bot.git.local import MAX_COMMIT_TEXT, commit_messages, load_changeset
+from bot.review.engine import review
 from rules.core.models import PullRequest, Report
 from rules.testcode.regression_evidence import _marks, comments, own_cues
 from rules.testcode.testfiles import parse_tests

@@ -14,7 +14,7 @@ import yaml
 
 from bot.handlers import REPLY_MARKER
 from bot.publish import CHECK_TEXT_LIMIT, Publisher, status_plan
-from bot.render import COMMENT_LIMIT, MARKER, _env, render_comment
+from bot.review.render import COMMENT_LIMIT, MARKER, _env, render_comment
 from rules.catalog import REGISTRY
 from rules.core.config import Config, ConfigError, parse_config
 from rules.core.models import Coverage, Finding, ProfileMath, Report, Severity, StepValues
@@ -306,7 +306,7 @@ def test_templates_come_from_the_package_and_are_strict(tmp_path, monkeypatch):
     env = _env()
     assert env.undefined is jinja2.StrictUndefined
     assert isinstance(env.loader, jinja2.FileSystemLoader)
-    assert [Path(p) for p in env.loader.searchpath] == [ROOT / "bot" / "templates"]
+    assert [Path(p) for p in env.loader.searchpath] == [ROOT / "bot" / "review" / "templates"]
     with pytest.raises(jinja2.UndefinedError):
         env.from_string("{{ missing }}").render()
     # A pull request's own templates folder, even as the working directory, changes nothing.

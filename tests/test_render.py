@@ -1,4 +1,4 @@
-from bot.render import MARKER, render_comment
+from bot.review.render import MARKER, render_comment
 from rules.core.models import Coverage, Finding, ProfileMath, Report, Severity, StepValues, Waiver
 
 

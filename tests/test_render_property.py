@@ -14,7 +14,7 @@ from cmarkgfm.cmark import Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.render import INLINE_PROFILES, MARKER, render_comment
+from bot.review.render import INLINE_PROFILES, MARKER, render_comment
 from rules.core.models import (
     Coverage,
     Finding,

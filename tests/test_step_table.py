@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from bot.cli import main
-from bot.docs import SECTIONS, rules_markdown, sections
-from bot.render import render_comment
+from bot.review.docs import SECTIONS, rules_markdown, sections
+from bot.review.render import render_comment
 from rules.catalog import REGISTRY
 from tests.helpers import review_change
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.engine import review
 from bot.git.local import load_changeset
+from bot.review.engine import review
 from tests.conftest import GitRepo
 from tests.helpers import codes, review_change
 

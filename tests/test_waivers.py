@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.render import render_comment
+from bot.review.render import render_comment
 from tests.helpers import codes, review_change
 
 AGENTS = (

@@ -790,8 +790,8 @@ def load_changeset(
 
     Without a PR title or description (plain `bot check`), and unless commits is False, the commit
     messages of base..head are kept on the PullRequest: they are what a local user has written. idle:
-    work for later that needs no change set (bot.engine.warm_ups), done while the loader would otherwise
-    wait on git.
+    work for later that needs no change set (bot.review.engine.warm_ups), done while the loader would
+    otherwise wait on git.
     """
     located = _locate(Path(repo), base, head)
     if located is not None:

@@ -635,7 +635,7 @@ def warm(rules: Iterable[Rule]) -> None:
     """Compile what reading any AGENTS.md sentence compiles first: the first piece of each rule's patterns.
 
     `re` keeps the patterns it compiled, so load_policy's recogniser finds them compiled. For a loader
-    with time to spare while git works (bot.engine.warm_ups); nothing else changes.
+    with time to spare while git works (bot.review.engine.warm_ups); nothing else changes.
     """
     for rule in rules:
         for source in rule.recognisers:

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bot import __version__
-from bot.docs import sections
+from bot.review.docs import sections
 from rules.catalog import REGISTRY
 from rules.core.base import Rule
 from rules.core.models import Finding, Report, Severity

@@ -8,7 +8,7 @@ is markdown: no escapes, no HTML, no word joiners, so what is copied from the te
 
 from __future__ import annotations
 
-from bot.render import STEP_FIELDS
+from bot.review.render import STEP_FIELDS
 from rules.core.models import Finding, ProfileMath, Report, Severity
 from rules.core.sanitize import one_line
 

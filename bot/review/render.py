@@ -152,7 +152,7 @@ def _template() -> jinja2.Template:
 
 def prepare() -> None:
     """Compile the comment's template now: for a caller with time to spare before it renders, such as a
-    loader waiting on git (bot.engine.warm_ups)."""
+    loader waiting on git (bot.review.engine.warm_ups)."""
     _template()
 
 

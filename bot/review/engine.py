@@ -103,7 +103,7 @@ def warm_ups(rules: Mapping[str, Rule] = REGISTRY) -> tuple[Callable[[], None], 
     """Work every review and its comment do first that needs no change set: compiling the AGENTS.md
     patterns every sentence meets, and the comment's template. load_changeset does it while it would
     otherwise wait on git (`idle`); what it leaves undone is done when needed, as without it."""
-    from bot.render import prepare
+    from bot.review.render import prepare
 
     return (functools.partial(warm, rules.values()), prepare)
 

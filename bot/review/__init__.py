@@ -1,0 +1,1 @@
+"""The review: runs the enabled rules over a change set into one Report, and renders it in every format."""
