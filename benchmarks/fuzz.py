@@ -27,9 +27,9 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from bot.artifact import ArtifactError, load_artifact
-from bot.commands import parse_commands
 from bot.git.diff import DiffError, parse_diff
+from bot.github.artifact import ArtifactError, load_artifact
+from bot.github.commands import parse_commands
 from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize

@@ -22,9 +22,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot.artifact import ArtifactError, load_artifact
-from bot.commands import parse_commands
 from bot.git.diff import DiffError, parse_diff
+from bot.github.artifact import ArtifactError, load_artifact
+from bot.github.commands import parse_commands
 from bot.review.engine import review
 from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY

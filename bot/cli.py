@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from bot.app import add_parser as _review_parser
-from bot.app import cmd_review
+from bot.github.app import add_parser as _review_parser
+from bot.github.app import cmd_review
 from bot.usage import UsageError
 
 FAIL_LEVELS = ("none", "notice", "warning", "error")
@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _check_parser(sub)
     _review_parser(sub, _output_args)
-    from bot.publish_cli import add_parser as _publish_parser
+    from bot.github.publish_cli import add_parser as _publish_parser
 
     _publish_parser(sub, _output_args)
     r = sub.add_parser("rules", help="list the rules with their documentation")
@@ -171,11 +171,11 @@ def render(report, fmt: str, scope: str | None = None, note: str | None = None) 
 
         return to_sarif_json(report)
     if fmt == "github":
-        from bot.actions import annotation_lines, lines
+        from bot.github.actions import annotation_lines, lines
 
         return lines(annotation_lines(report))
     if fmt == "text":
-        from bot.entry import colour_allowed
+        from bot.github.entry import colour_allowed
         from bot.review.terminal import render_text
 
         colour = _isatty(sys.stdout) and colour_allowed()
@@ -293,8 +293,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_action(args: argparse.Namespace) -> int:
-    from bot.actions import publish
-    from bot.entry import actions_paths
+    from bot.github.actions import publish
+    from bot.github.entry import actions_paths
     from bot.review.output import exit_code, read_report
 
     report = read_report(args.report)
@@ -324,7 +324,7 @@ def cmd_action(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from bot.publish_cli import cmd_publish as publish
+    from bot.github.publish_cli import cmd_publish as publish
 
     return publish(args)
 
@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except (UsageError, SourceError, ExampleError, ReportError, EmptyRange) as exc:
-        from bot.actions import say
+        from bot.github.actions import say
 
         say(str(exc))
         return 2

@@ -218,7 +218,7 @@ def gh():
 
 def github_client(fake, retry=None):
     """A PyGithub-backed client for the fake: no throttling, and retries only as the case configures."""
-    from bot.github import BoundedRetry, connect
+    from bot.github.client import BoundedRetry, connect
 
     return connect(
         "ghs_testtoken123", fake.repo, fake.base_url, retry=retry or BoundedRetry(total=2), throttle=False

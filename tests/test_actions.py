@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot import actions
 from bot.cli import main
+from bot.github import actions
 from bot.review.output import ReportError, read_report, to_json
 from rules.core.models import Coverage, Finding, Report, Severity
 from rules.core.sanitize import visible

@@ -15,11 +15,11 @@ import json
 import pytest
 import responses
 
-from bot.api import GitHubError, PullFile
-from bot.app import guarded, run
-from bot.github import BoundedRetry
-from bot.pull import _GONE as GONE
-from bot.pull import ApiReader, to_file_change, whole_text
+from bot.github.api import GitHubError, PullFile
+from bot.github.app import guarded, run
+from bot.github.client import BoundedRetry
+from bot.github.pull import _GONE as GONE
+from bot.github.pull import ApiReader, to_file_change, whole_text
 from rules.core.models import ReadFault
 from tests import ghapi
 from tests.conftest import github_client
@@ -315,8 +315,8 @@ def test_duplicate_that_cannot_be_checked_is_said_and_the_run_exits_non_zero(gh,
 
 
 def test_a_waiver_is_kept_through_a_review_that_could_not_read_its_file(gh, make_repo):
-    from bot.handlers import Context, review_pull
-    from bot.publish import decode_state
+    from bot.github.handlers import Context, review_pull
+    from bot.github.publish import decode_state
     from tests.test_handlers import comment, thread_builder
 
     r, st = thread_builder(gh, make_repo)()
@@ -347,7 +347,7 @@ def test_a_waiver_is_kept_through_a_review_that_could_not_read_its_file(gh, make
     ],
 )  # fmt: skip
 def test_a_modified_files_base_is_its_head_with_the_patch_taken_back(base, head, patch, changes):
-    from bot.pull import base_from_head
+    from bot.github.pull import base_from_head
 
     assert base_from_head(head.encode(), patch, changes) == base.encode()
 
@@ -366,7 +366,7 @@ def test_a_modified_files_base_is_its_head_with_the_patch_taken_back(base, head,
     ],
 )
 def test_a_base_is_not_rebuilt_when_the_patch_does_not_prove_it(head, patch, changes):
-    from bot.pull import base_from_head
+    from bot.github.pull import base_from_head
 
     assert base_from_head(head.encode(), patch, changes) is None
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import responses
 
-from bot.api import GitHubError
-from bot.app import ReviewError, run
 from bot.cli import main
-from bot.entry import settings
-from bot.github import MAX_WAIT, BoundedRetry, translate
+from bot.github.api import GitHubError
+from bot.github.app import ReviewError, run
+from bot.github.client import MAX_WAIT, BoundedRetry, translate
+from bot.github.entry import settings
 from tests import ghapi
 from tests.conftest import github_client
 from tests.test_publish import READY, mine

@@ -11,8 +11,8 @@ from cmarkgfm.cmark import Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.blocks import paragraph_lines
-from bot.commands import parse_commands
+from bot.github.blocks import paragraph_lines
+from bot.github.commands import parse_commands
 
 EXTENSIONS = ["table", "autolink", "tagfilter", "strikethrough", "tasklist"]
 

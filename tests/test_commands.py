@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands import Command, addressed, authorize, needs_permission, parse_commands
+from bot.github.commands import Command, addressed, authorize, needs_permission, parse_commands
 
 
 def names(body: str, handle: str = "bot") -> list[tuple]:

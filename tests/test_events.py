@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bot.events import EventError, parse_event
-from bot.handlers import ROUTES, Context, dispatch
+from bot.github.events import EventError, parse_event
+from bot.github.handlers import ROUTES, Context, dispatch
 from tests import ghapi
 
 EXAMPLES = [

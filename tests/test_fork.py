@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bot import app, publish_cli
-from bot.artifact import MAX_ARTIFACT_BYTES, ArtifactError, load_artifact
 from bot.cli import build_parser
-from bot.entry import settings
-from bot.publish import decode_state
+from bot.github import app, publish_cli
+from bot.github.artifact import MAX_ARTIFACT_BYTES, ArtifactError, load_artifact
+from bot.github.entry import settings
+from bot.github.publish import decode_state
 from tests import ghapi
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001

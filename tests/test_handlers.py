@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from bot.events import parse_event
-from bot.handlers import REPLY_MARKER, Context, dispatch, review_pull
-from bot.publish import decode_state
+from bot.github.events import parse_event
+from bot.github.handlers import REPLY_MARKER, Context, dispatch, review_pull
+from bot.github.publish import decode_state
 from tests import ghapi
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001

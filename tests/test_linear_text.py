@@ -14,7 +14,7 @@ from functools import lru_cache
 import pytest
 
 from benchmarks.hostile_text import MATCHERS, PREFIXES, shapes
-from bot.blocks import paragraph_lines
+from bot.github.blocks import paragraph_lines
 from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core.models import PullRequest

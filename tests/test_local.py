@@ -300,8 +300,8 @@ def test_modules_that_never_name_a_profile_variable_are_not_read(make_repo):
 
 def test_bot_review_with_a_checkout_takes_the_same_capped_path(gh, make_repo, monkeypatch, capsys):
     """`bot review` with a workspace checkout fills GitHub's missing patch from the local diff: capped too."""
-    from bot.app import run
-    from bot.entry import settings
+    from bot.github.app import run
+    from bot.github.entry import settings
     from rules.core.models import MAX_TEXT_BYTES
     from tests import ghapi
     from tests.conftest import github_client

@@ -15,8 +15,8 @@ from urllib.parse import unquote
 import jsonschema
 import pytest
 
-from bot.actions import annotation_lines
 from bot.cli import main
+from bot.github.actions import annotation_lines
 from bot.review.render import render_comment
 from bot.review.sarif import to_sarif
 from bot.review.terminal import render_text

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.handlers import Context, review_pull
-from bot.publish import ANNOTATION_BATCH, Publisher, StatusPlan, decode_state
+from bot.github.handlers import Context, review_pull
+from bot.github.publish import ANNOTATION_BATCH, Publisher, StatusPlan, decode_state
 from bot.review.render import MARKER
 from tests import ghapi
 from tests.conftest import github_client
@@ -327,7 +327,7 @@ def test_fork_pr_read_only_token_reports_once_and_stops(gh, pr):
 
 
 def test_labels_list_unavailable_still_publishes_the_rest(gh, pr):
-    from bot.github import BoundedRetry
+    from bot.github.client import BoundedRetry
 
     r, st = pr()
     st.fail[("GET", "/repos/{owner}/{repo}/labels")] = [(502, ghapi.error("Server Error"), {})]
@@ -372,7 +372,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(gh, pr):
 def test_check_run_annotations_go_in_batches_of_50(gh):
     st = ghapi.PullState()
     ghapi.serve(gh, st)
-    from bot.api import Annotation
+    from bot.github.api import Annotation
 
     notes = tuple(
         Annotation(path="a.py", line=i, level="warning", title="T", message="m") for i in range(1, 121)

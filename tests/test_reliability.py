@@ -12,8 +12,8 @@ import requests
 import responses
 import yaml
 
-from bot.handlers import REPLY_MARKER
-from bot.publish import CHECK_TEXT_LIMIT, Publisher, status_plan
+from bot.github.handlers import REPLY_MARKER
+from bot.github.publish import CHECK_TEXT_LIMIT, Publisher, status_plan
 from bot.review.render import COMMENT_LIMIT, MARKER, _env, render_comment
 from rules.catalog import REGISTRY
 from rules.core.config import Config, ConfigError, parse_config
@@ -341,9 +341,9 @@ def test_every_test_named_in_the_reliability_doc_exists():
 
 
 def test_read_only_token_still_reaches_summary_annotations_and_exit_code(gh, pull, tmp_path, capsys):
-    from bot.app import run as review
     from bot.cli import main
-    from bot.entry import settings
+    from bot.github.app import run as review
+    from bot.github.entry import settings
     from tests.test_app import args
 
     r, st = pull(base={"AGENTS.md": AGENTS_AGT001}, head={"tests/test_a.py": NEW_TEST})

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from bot.cli import main
-from bot.handlers import Context, review_pull
-from bot.publish import STATE_PREFIX
+from bot.github.handlers import Context, review_pull
+from bot.github.publish import STATE_PREFIX
 from tests import ghapi
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.api import ReviewComment
 from bot.git.local import load_changeset
+from bot.github.api import ReviewComment
+from bot.github.suggest import MARK, Selection, marker, note, plan, render, select
 from bot.review.engine import review
-from bot.suggest import MARK, Selection, marker, note, plan, render, select
 from rules.core.models import ChangeSet, PullRequest, Report
 from tests.helpers import AGENTS_AGT001
 

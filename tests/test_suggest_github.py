@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 
-from bot.handlers import Context, review_pull
-from bot.suggest import MARK
+from bot.github.handlers import Context, review_pull
+from bot.github.suggest import MARK
 from tests import ghapi
 from tests.conftest import github_client
 from tests.helpers import AGENTS_AGT001

@@ -14,7 +14,7 @@ import logging
 
 import pytest
 
-from bot.actions import LogFormatter, log_line, say
+from bot.github.actions import LogFormatter, log_line, say
 from tests import ghapi
 from tests.actionrunner import parse_commands
 from tests.ghproxy import Proxy

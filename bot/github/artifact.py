@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.api import PullInfo
-from bot.events import Event, WorkflowRun
+from bot.github.api import PullInfo
+from bot.github.events import Event, WorkflowRun
 from bot.review.output import ReportError, parse_report
 from rules.catalog import REGISTRY
 from rules.core.models import Report, Severity, StepValues, Waiver

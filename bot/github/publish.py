@@ -17,9 +17,9 @@ from functools import partial
 
 from pydantic import ValidationError
 
-from bot.api import Annotation, Client, Comment, GitHubError, PullInfo, ReviewComment, ReviewInfo
+from bot.github.api import Annotation, Client, Comment, GitHubError, PullInfo, ReviewComment, ReviewInfo
+from bot.github.suggest import SuggestionPlan
 from bot.review.render import COMMENT_LIMIT, MARKER, render_comment
-from bot.suggest import SuggestionPlan
 from rules.core.config import Config
 from rules.core.models import Frozen, Report, Severity, Waiver
 

@@ -59,7 +59,7 @@ def redact(text: str, token: str | None) -> str:
 
 
 def read_event(settings):  # type: ignore[no-untyped-def]
-    from bot.events import EventError, parse_event
+    from bot.github.events import EventError, parse_event
 
     if not (settings.event_name and settings.event_path):
         raise ReviewError("no event: run inside GitHub Actions, or pass --repo OWNER/NAME --pr N")
@@ -76,7 +76,7 @@ def read_event(settings):  # type: ignore[no-untyped-def]
 def setup_logging() -> None:
     import logging  # here, not at the top: `bot --help` does not need it
 
-    from bot.actions import LogFormatter
+    from bot.github.actions import LogFormatter
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(LogFormatter("bot: %(message)s"))
@@ -88,9 +88,9 @@ def setup_logging() -> None:
 
 def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore[no-untyped-def]
     """The review run; client is built from the settings unless given (tests pass one built for them)."""
-    from bot.api import GitHubError
     from bot.git.local import SourceError
-    from bot.handlers import Context, dispatch, review_pull
+    from bot.github.api import GitHubError
+    from bot.github.handlers import Context, dispatch, review_pull
 
     token = settings.token.get_secret_value() if settings.token else None
     repo = args.repo or settings.repository
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
 
 def client_for(settings, repo: str):  # type: ignore[no-untyped-def]
     """A client for repo with the settings' token and API address."""
-    from bot.github import connect
+    from bot.github.client import connect
 
     token = settings.token.get_secret_value() if settings.token else None
     if not token:
@@ -138,7 +138,7 @@ def client_for(settings, repo: str):  # type: ignore[no-untyped-def]
 
 def tell(messages: list[str], token: str | None) -> None:
     """Each message of the run once, on stderr, with the token redacted."""
-    from bot.actions import say
+    from bot.github.actions import say
 
     for message in dict.fromkeys(messages):
         say(redact(message, token))
@@ -171,7 +171,7 @@ def save_report(path: Path, report: Report) -> None:
 
 def guarded(work, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
     """Run a GitHub command with the environment's settings; its errors become one redacted line, exit 2."""
-    from bot.entry import settings
+    from bot.github.entry import settings
 
     env = settings()
     setup_logging()
@@ -179,7 +179,7 @@ def guarded(work, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-d
     try:
         return int(work(args, env))
     except ReviewError as exc:
-        from bot.actions import say
+        from bot.github.actions import say
 
         say(redact(str(exc), token))
         return 2

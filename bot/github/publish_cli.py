@@ -2,10 +2,11 @@
 
 It runs in a `workflow_run` job that never checks out pull request code. The artifact of the read-only review
 is the trigger and names what to publish for (repository, pull request, head commit); it is validated first
-(bot/artifact.py) and the pull request is read again. Its findings are not trusted: phase 1 ran the fork's own
-workflow file, which can save any Report. The review is recomputed here through the API at the pull request's
-exact base and head commits (files are parsed, never run), with the base config and policy and the waivers of
-the bot's status comment; the issue-5 Publisher writes that result, rendered by the trusted template.
+(bot/github/artifact.py) and the pull request is read again. Its findings are not trusted: phase 1 ran the
+fork's own workflow file, which can save any Report. The review is recomputed here through the API at the pull
+request's exact base and head commits (files are parsed, never run), with the base config and policy and the
+waivers of the bot's status comment; the issue-5 Publisher writes that result, rendered by the trusted
+template.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.app import (
+from bot.github.app import (
     CONFIG_PATH,
     STATUS_KINDS,
     ReviewError,
@@ -59,10 +60,17 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
 
 def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore[no-untyped-def]
     """Validate, re-read, publish; client is built from the settings unless given (tests pass one)."""
-    from bot.actions import say
-    from bot.api import GitHubError
-    from bot.artifact import ArtifactError, Stale, check_origin, check_pull, check_waivers, read_artifact
-    from bot.handlers import Context, labelled, publish, published, reviewed, settled
+    from bot.github.actions import say
+    from bot.github.api import GitHubError
+    from bot.github.artifact import (
+        ArtifactError,
+        Stale,
+        check_origin,
+        check_pull,
+        check_waivers,
+        read_artifact,
+    )
+    from bot.github.handlers import Context, labelled, publish, published, reviewed, settled
 
     repo = settings.repository
     if not repo:

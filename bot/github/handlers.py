@@ -7,11 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.api import Client, Comment, GitHubError, PullInfo
-from bot.commands import HELP, Command, addressed, authorize, needs_permission, parse_commands
-from bot.events import Event
 from bot.git.local import GitReader
-from bot.publish import (
+from bot.github.api import Client, Comment, GitHubError, PullInfo
+from bot.github.commands import HELP, Command, addressed, authorize, needs_permission, parse_commands
+from bot.github.events import Event
+from bot.github.publish import (
     Publisher,
     State,
     decode_state,
@@ -25,12 +25,19 @@ from bot.publish import (
     review_labels,
     wants_review_label,
 )
-from bot.pull import ApiReader, load_pull, local_checkout, prefetch, read_faults, unreviewed_that_matter
+from bot.github.pull import (
+    ApiReader,
+    load_pull,
+    local_checkout,
+    prefetch,
+    read_faults,
+    unreviewed_that_matter,
+)
+from bot.github.suggest import Selection, note, select
+from bot.github.suggest import plan as plan_suggestions
+from bot.github.waivers import apply_waivers, stamp
 from bot.review.engine import labels_for, read_config, review
 from bot.review.render import MARKER
-from bot.suggest import Selection, note, select
-from bot.suggest import plan as plan_suggestions
-from bot.waivers import apply_waivers, stamp
 from rules.catalog import REGISTRY
 from rules.core.config import CONFIG_PATH, Config, ConfigError, load_config
 from rules.core.models import ChangeSet, ReadFault, Report, UnreadableFile, Waiver

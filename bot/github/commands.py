@@ -6,7 +6,7 @@ import functools
 import re
 from typing import Literal
 
-from bot.blocks import paragraph_lines
+from bot.github.blocks import paragraph_lines
 from rules.core.models import Frozen
 
 MAX_COMMANDS = 5

@@ -20,7 +20,7 @@ from github import (
     RateLimitExceededExceedsMaxWait,
 )
 
-from bot.api import (
+from bot.github.api import (
     DEFAULT_API_URL,
     Annotation,
     Blob,

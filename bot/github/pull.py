@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from bot.api import Client, GitHubError, PullFile, PullInfo
 from bot.git.diff import HUNK_HEADER, DiffError, parse_hunks
 from bot.git.local import GitReader, SourceError, load_changeset, open_repo, resolve
+from bot.github.api import Client, GitHubError, PullFile, PullInfo
 from rules.core import globs
 from rules.core.config import CONFIG_PATH, Config
 from rules.core.models import (

@@ -109,7 +109,7 @@ class Annotation(Frozen):
 
 
 class Client(Protocol):
-    """Every GitHub call the bot makes; bot/github.py implements it with PyGithub."""
+    """Every GitHub call the bot makes; bot/github/client.py implements it with PyGithub."""
 
     repo: str
 

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from pydantic import SecretStr
 
-from bot.api import DEFAULT_API_URL
+from bot.github.api import DEFAULT_API_URL
 from rules.core.models import Frozen
 
 

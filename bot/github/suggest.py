@@ -7,7 +7,7 @@ import hashlib
 import re
 import urllib.parse
 
-from bot.api import ReviewComment
+from bot.github.api import ReviewComment
 from rules.core import sanitize
 from rules.core.models import ChangeSet, Finding, Frozen, Report, Severity
 
