@@ -9,8 +9,8 @@ Runs action.yml's steps the way a runner does (tests/actionrunner.py) in `check`
 
 setup-python is not timed (on hosted runners it finds the interpreter in the tool cache), nor is
 actions/cache's download of the archive. Also prints the wall time of `python -m bot --help` in the venv the
-install step built (a fresh install) and its import time of bot.cli. The cold run downloads the wheels with
-pip's own configuration (its index).
+install step built (a fresh install) and its import time of bot.cli.main. The cold run downloads the wheels
+with pip's own configuration (its index).
 
     python3 benchmarks/startup.py [--runs N]
 """
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.examples import build_repo  # noqa: E402
+from bot.cli.examples import build_repo  # noqa: E402
 from tests.actionrunner import ActionRun, run_action  # noqa: E402
 
 # pip uses its own configuration (the index this machine's pip is set up for); only prompts are refused.
@@ -82,7 +82,7 @@ def _venv_of(run: ActionRun) -> Path:
 
 
 def _help_figures(python: Path, cwd: Path, runs: int = 21) -> tuple[float, float]:
-    """Median wall time of `python -m bot --help` (ms) and the cumulative import time of bot.cli (ms).
+    """Median wall time of `python -m bot --help` (ms) and the cumulative import time of bot.cli.main (ms).
 
     python is the fresh install's interpreter (the venv the action's install step built), run from a
     folder outside the repository so that it imports the installed bot.
@@ -135,7 +135,7 @@ def main() -> int:
         print(f"  {name:<32} {seconds:6.2f} s")
     print(
         f"`python -m bot --help` in the fresh venv: {wall:.0f} ms wall (median of 21), "
-        f"importing bot.cli {cli:.1f} ms"
+        f"importing bot.cli.main {cli:.1f} ms"
     )
     return 0
 

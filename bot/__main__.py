@@ -1,5 +1,5 @@
 """`python -m bot`."""
 
-from bot.cli import run
+from bot.cli.main import run
 
 run()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.examples import build_repo
+from bot.cli.examples import build_repo
 from tests.actionrunner import ROOT, ActionRun, load_action, run_action
 
 EXAMPLE = ROOT / "examples" / "mobile300"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.github import actions
 from bot.review.output import ReportError, read_report, to_json
 from rules.core.models import Coverage, Finding, Report, Severity

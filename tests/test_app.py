@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import responses
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.github.api import GitHubError
 from bot.github.app import ReviewError, run
 from bot.github.client import MAX_WAIT, BoundedRetry, translate
@@ -139,7 +139,7 @@ def test_401_is_reported_once_and_never_shows_the_token(monkeypatch, capsys):
 
 def test_help_does_not_import_pygithub():
     code = (
-        "import sys, bot.cli; bot.cli.build_parser(); "
+        "import sys, bot.cli.main; bot.cli.main.build_parser(); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('github', 'requests')))"
     )
     out = subprocess.run(

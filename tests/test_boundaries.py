@@ -51,7 +51,7 @@ def test_only_the_entry_module_reads_the_environment():
     ]
     # examples.py and worktree.py copy the environment to give git a fixed identity (and worktree.py a
     # temporary index file); they read no setting from it.
-    assert set(readers) <= {"bot/github/entry.py", "bot/examples.py", "bot/git/worktree.py"}, readers
+    assert set(readers) <= {"bot/github/entry.py", "bot/cli/examples.py", "bot/git/worktree.py"}, readers
 
 
 def test_the_default_run_cannot_reach_the_network():

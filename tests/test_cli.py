@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from tests.helpers import AGENTS_AGT001
 
 ROOT = Path(__file__).resolve().parent.parent

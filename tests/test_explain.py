@@ -1,6 +1,6 @@
 """`bot rules --explain`: which AGENTS.md lines turn on which rule, and which were not understood."""
 
-from bot.cli import main
+from bot.cli.main import main
 
 ROOT_AGENTS = (
     "# Working here\n\n"

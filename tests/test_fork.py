@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import build_parser
+from bot.cli.main import build_parser
 from bot.github import app, publish_cli
 from bot.github.artifact import MAX_ARTIFACT_BYTES, ArtifactError, load_artifact
 from bot.github.entry import settings
@@ -404,7 +404,7 @@ def test_missing_repository_setting_and_non_workflow_run_event(gh, fork, tmp_pat
 
 
 def test_cli_prints_one_line_and_exits_2(fork, tmp_path, capsys, monkeypatch):
-    from bot.cli import main
+    from bot.cli.main import main
 
     artifact = tmp_path / "report.json"
     artifact.write_text("{}", encoding="utf-8")

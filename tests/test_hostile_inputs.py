@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.review.render import MARKER
 from tests.conftest import GIT_ENV, GitRepo
 

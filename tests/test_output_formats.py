@@ -15,7 +15,7 @@ from urllib.parse import unquote
 import jsonschema
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.github.actions import annotation_lines
 from bot.review.render import render_comment
 from bot.review.sarif import to_sarif

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.examples import materialize
+from bot.cli.examples import materialize
 from bot.review.engine import review
 from rules.core.models import PullRequest
 from rules.testcode.regression_reference import _names_issue, accepts_issues, is_fix_pr, names_reference

@@ -341,7 +341,7 @@ def test_every_test_named_in_the_reliability_doc_exists():
 
 
 def test_read_only_token_still_reaches_summary_annotations_and_exit_code(gh, pull, tmp_path, capsys):
-    from bot.cli import main
+    from bot.cli.main import main
     from bot.github.app import run as review
     from bot.github.entry import settings
     from tests.test_app import args

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.github.handlers import Context, review_pull
 from bot.github.publish import STATE_PREFIX
 from tests import ghapi

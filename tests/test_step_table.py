@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.review.docs import SECTIONS, rules_markdown, sections
 from bot.review.render import render_comment
 from rules.catalog import REGISTRY

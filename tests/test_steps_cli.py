@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 LINEAR = ROOT / "examples/linear-scheduler/base"

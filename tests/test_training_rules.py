@@ -317,7 +317,7 @@ def test_claim_parsing(body, expected):
 
 
 def test_trn005_reads_the_body_file_in_local_mode(make_repo, tmp_path, capsys):
-    from bot.cli import main
+    from bot.cli.main import main
 
     r = make_repo({"README.md": "x\n", **MOBILE[0]}, MOBILE[1])
     body = tmp_path / "body.md"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from rules.agents_md.trunk import trunk_named
 from rules.core.models import PullRequest
 from tests.helpers import codes, review_change

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from tests.helpers import AGENTS_AGT001
 
 UNNAMED = "def test_crash_regression():\n    assert f()\n"

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from bot.cli.usage import UsageError
 from bot.github.app import add_parser as _review_parser
 from bot.github.app import cmd_review
-from bot.usage import UsageError
 
 FAIL_LEVELS = ("none", "notice", "warning", "error")
 # `bot review` and `bot publish` print the comment or the Report; the local commands print any of these.
@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
     e.add_argument("path", type=Path, help="a bundled example's name (mobile300) or an example folder")
     _output_args(e, LOCAL_FORMATS)
-    from bot.steps_cli import add_steps_parser
+    from bot.cli.steps import add_steps_parser
 
     add_steps_parser(sub)
     _action_parser(sub)
@@ -272,7 +272,7 @@ def _local_head(top: Path, args: argparse.Namespace) -> tuple[str, str]:
 def cmd_example(args: argparse.Namespace) -> int:
     import tempfile
 
-    from bot.examples import materialize
+    from bot.cli.examples import materialize
     from bot.review.engine import review
 
     with tempfile.TemporaryDirectory(prefix="bot-example-") as tmp:
@@ -284,7 +284,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     from bot.review.docs import rules_markdown, rules_text
 
     if args.explain:
-        from bot.explain import explain
+        from bot.cli.explain import explain
 
         sys.stdout.write(explain(args.repo, args.base, every_sentence=args.all_sentences))
         return 0
@@ -330,7 +330,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 
 def cmd_steps(args: argparse.Namespace) -> int:
-    from bot.calculator import run_steps
+    from bot.cli.calculator import run_steps
 
     return run_steps(args)
 
@@ -348,7 +348,7 @@ COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from bot.examples import ExampleError
+    from bot.cli.examples import ExampleError
     from bot.git.local import SourceError
     from bot.git.ranges import EmptyRange
     from bot.review.output import ReportError

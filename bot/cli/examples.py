@@ -87,7 +87,7 @@ def build_repo(folder: Path, dest: Path) -> Path:
 
 def bundled() -> dict[str, Path]:
     """The examples installed with the package (the repository's `examples/`), by name."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the bot package, beside which the examples install
     root = here / "example_prs"  # where a wheel installs them (pyproject.toml maps `examples/` there)
     if not root.is_dir():  # a source checkout, installed editable or run in place
         root = here.parent / "examples"

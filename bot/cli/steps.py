@@ -1,4 +1,4 @@
-"""`bot steps`: its arguments (kept import-light for `bot --help`); the work is in bot/calculator.py."""
+"""`bot steps`: its arguments (kept import-light for `bot --help`); the work is in bot/cli/calculator.py."""
 
 from __future__ import annotations
 

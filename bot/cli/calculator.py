@@ -9,7 +9,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from bot.usage import UsageError
+from bot.cli.usage import UsageError
 from rules.core import formats
 from rules.core.models import UnreadableFile, decode_text
 from rules.training.primerl import PrimeRLConfig, PrimeRLError, parse_prime_rl
