@@ -1,4 +1,5 @@
-"""The architecture's boundaries: rules stay pure; PyGithub and the environment stay at the edges."""
+"""What import-linter cannot see (tests/test_architecture.py runs its contracts): no file or environment
+reads in rules/, one PyGithub importer, one environment reader, and no network in the suite."""
 
 import ast
 import socket
@@ -7,7 +8,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FORBIDDEN_IN_RULES = {"github", "requests", "subprocess", "urllib3", "httpx", "socket", "os"}
 
 
 def _imports(path: Path) -> set[str]:
@@ -25,17 +25,11 @@ def _uses(path: Path, attr: str) -> bool:
     return attr in path.read_text(encoding="utf-8")
 
 
-def test_rules_import_nothing_that_reaches_out():
+def test_rules_read_no_files_and_no_environment():
+    # Calls, not imports: `pathlib` is fine for path arithmetic, reading through it is not.
     for path in sorted((ROOT / "rules").rglob("*.py")):
-        bad = _imports(path) & FORBIDDEN_IN_RULES
-        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
         for needle in ("os.environ", "getenv", "open(", "read_text(", "read_bytes("):
             assert not _uses(path, needle), f"{path.relative_to(ROOT)} uses {needle}"
-
-
-def test_rules_import_nothing_from_bot():
-    for path in sorted((ROOT / "rules").rglob("*.py")):
-        assert "bot" not in _imports(path), f"{path.relative_to(ROOT)} imports from bot"
 
 
 def test_only_one_module_imports_pygithub():
