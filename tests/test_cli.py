@@ -178,3 +178,52 @@ def test_a_reader_that_leaves_early_gets_no_traceback():
     err = proc.stderr.read()
     assert proc.wait() == 0
     assert err == b""
+
+
+def _check_args(r) -> list[str]:  # type: ignore[no-untyped-def]
+    return ["check", "--repo", str(r.path), "--base", "main", "--head", "pr"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+# One test: the output waits in the buffer to the end; 40: it is written (and fails) inside main().
+@pytest.mark.parametrize("n_tests", [1, 40])
+def test_a_full_stdout_is_one_line_and_exit_74(make_repo, n_tests):
+    import subprocess
+
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {f"tests/test_{n}.py": NEW_TEST for n in range(n_tests)})
+    with open("/dev/full", "w") as full:
+        args = _bot(*_check_args(r), "--format", "json")
+        proc = subprocess.run(args, stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert proc.returncode == 74  # EX_IOERR: not 1 (findings), which a script would take for a review
+    assert proc.stderr == "bot: cannot write the output: No space left on device\n"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_help_into_a_full_stdout_is_one_line_too():
+    import subprocess
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(_bot("--help"), stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert (proc.returncode, proc.stderr) == (74, "bot: cannot write the output: No space left on device\n")
+
+
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_a_closed_pipe_is_silent_and_keeps_the_reviews_exit_code(make_repo, unbuffered):
+    import subprocess
+
+    # `bot check | head -0`: the reader leaves before anything is written. Unbuffered, the failing write is
+    # inside the command; buffered, it is the last flush. Either way nothing is said and the exit code is
+    # the review's (1: an AGT001 error), so a script with pipefail still sees the findings.
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {f"tests/test_{n}.py": NEW_TEST for n in range(40)})
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = subprocess.run(
+            _bot(*_check_args(r), "--format", "json"), stdout=write, stderr=subprocess.PIPE, cwd=ROOT, env=env
+        )
+    finally:
+        os.close(write)
+    assert (proc.returncode, proc.stderr) == (1, b"")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn, TextIO
 
 from bot.cli.usage import UsageError
 from bot.github.app import add_parser as _review_parser
@@ -346,6 +346,48 @@ COMMANDS = {
 }
 
 
+# EX_IOERR of sysexits.h: the review ran, but what it printed could not be written (a full disk, /dev/full).
+EXIT_WRITE_FAILED = 74
+
+
+class OutputError(Exception):
+    """Standard output could not be written; not an OSError, so that no handler of file errors takes it."""
+
+    def __init__(self, exc: OSError) -> None:
+        super().__init__(exc.strerror or str(exc))
+
+
+class _Stdout:
+    """sys.stdout for the console command: a failed write is OutputError, and a reader that left (a closed
+    pipe: `bot check | head -0`) is not an error. What is written after that is dropped, the command runs
+    to its end and its exit code still says what the review found, as it would had the reader stayed."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.closed_by_reader = False
+
+    def _guard(self, call: Callable[[], int | None]) -> int | None:
+        if self.closed_by_reader:
+            return None
+        try:
+            return call()
+        except BrokenPipeError:
+            self.closed_by_reader = True
+            return None
+        except OSError as exc:
+            raise OutputError(exc) from None
+
+    def write(self, text: str) -> int:
+        self._guard(lambda: self._stream.write(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from bot.cli.examples import ExampleError
@@ -372,12 +414,24 @@ def run() -> NoReturn:
     ending anyway (the system takes its memory back at once). What must outlive the process is written
     out first: both output streams and the log handlers.
     """
-    code = main()
-    for stream in (sys.stdout, sys.stderr):
+    if sys.stdout is not None:
+        sys.stdout = _Stdout(sys.stdout)  # type: ignore[assignment]
+    try:
         try:
-            stream.flush()
-        except BrokenPipeError:  # `bot check | head`: the reader left, as main() takes it
-            pass
+            code = main()
+        except SystemExit as exc:  # argparse's --help and usage errors: flushed below like any output
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        if sys.stdout is not None:
+            sys.stdout.flush()  # most output is still in the buffer here: a full disk is found now
+    except OutputError as exc:
+        from bot.github.actions import say
+
+        say(f"cannot write the output: {exc}")
+        code = EXIT_WRITE_FAILED
+    try:
+        sys.stderr.flush()
+    except (AttributeError, OSError):  # nowhere left to say anything
+        pass
     logging = sys.modules.get("logging")  # imported only by the commands that log
     if logging is not None:
         logging.shutdown()
