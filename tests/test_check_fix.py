@@ -93,3 +93,31 @@ def test_a_fixed_last_line_without_a_newline_still_gives_a_patch_git_applies(mak
     assert "-max_steps = 38\n\\ No newline at end of file\n+max_steps = 37\n\\ No newline" in patch
     subprocess.run(["git", "apply", "-"], cwd=r.path, input=patch.encode(), check=True)
     assert (r.path / PROFILE_PATH).read_text() == profile.replace("38", "37")
+
+
+@pytest.mark.parametrize("how", ["core.autocrlf", "eol=crlf"])
+def test_fix_in_a_crlf_checkout_writes_crlf_and_a_second_run_changes_nothing(make_repo, capsys, how):
+    # Git for Windows checks out with core.autocrlf=true: the blobs have LF, the work tree CRLF.
+    attributes = {".gitattributes": "*.py eol=crlf\n*.toml eol=crlf\n"} if how == "eol=crlf" else {}
+    r = make_repo(
+        {"AGENTS.md": AGENTS_AGT001, **attributes}, {"tests/test_a.py": UNNAMED, PROFILE_PATH: PROFILE}
+    )
+    if how == "core.autocrlf":
+        r.git("config", "core.autocrlf", "true")
+    for path in ("tests/test_a.py", PROFILE_PATH):
+        (r.path / path).unlink()
+    r.git("checkout", "-q", "--", ".")
+    test_file, profile = r.path / "tests/test_a.py", r.path / PROFILE_PATH
+    assert test_file.read_bytes() == UNNAMED.replace("\n", "\r\n").encode()
+    code, out, _ = _check(r, capsys, "--fix", "--pr-number", "7")
+    assert (code, "(not fixed)" in out) == (0, False), out
+    assert "2 fixes applied in 2 files" in out
+    assert test_file.read_bytes() == FIXED.replace("\n", "\r\n").encode()  # CRLF kept, on the new line too
+    assert profile.read_bytes() == PROFILE.replace("38", "37").replace("\n", "\r\n").encode()
+    code, out, _ = _check(r, capsys, "--fix", "--pr-number", "7")
+    assert code == 0 and "0 fixes applied in 0 files" in out
+    assert test_file.read_bytes() == FIXED.replace("\n", "\r\n").encode()
+    assert r.git("status", "--porcelain", "--", "tests") == " M tests/test_a.py\n"  # git sees the fix alone
+    diff = r.git("diff", "--", "tests").splitlines()
+    changed = [ln for ln in diff if ln.startswith(("+", "-")) and not ln.startswith(("+++", "---"))]
+    assert changed == ["+" + FIXED.splitlines()[1]]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,6 +79,30 @@ def fix(report: Report, changeset: ChangeSet, top: Path, write: bool) -> Outcome
     return out
 
 
+# A line feed git's checkout turns into CRLF (core.autocrlf=true, `eol=crlf`): one not already after a CR.
+_LONE_LF = re.compile(r"(?<!\r)\n")
+
+
+def _crlf(text: str) -> str:
+    return _LONE_LF.sub("\r\n", text)
+
+
+def _checkout_form(reviewed: str, current: str) -> Callable[[str], str] | None:
+    """How the work tree's file holds the reviewed text, as a function that puts a fixed text in the same
+    form; None when it holds other text.
+
+    The review reads blobs, which git keeps with LF endings; a checkout with core.autocrlf=true (Git for
+    Windows' default) or `eol=crlf` writes them with CRLF. Comparing those bytes with the blob's text
+    would call every such file changed, forever; writing the blob's form would turn every line of it
+    into a change. The file keeps its own endings, so a second --fix finds the text it wrote.
+    """
+    if current == reviewed:
+        return str
+    if "\n" in reviewed and _crlf(reviewed) == current:
+        return _crlf
+    return None
+
+
 def _write(top: Path, path: str, reviewed: str, new: str) -> str | None:
     """Write new over the file if it still holds the reviewed text; otherwise say why not."""
     target = _inside(top, path)
@@ -87,11 +113,12 @@ def _write(top: Path, path: str, reviewed: str, new: str) -> str | None:
         current = decode_text(path, data)
     except (OSError, UnreadableFile):
         return "cannot be read"
-    if current != reviewed:
+    checked_out = _checkout_form(reviewed, current)
+    if checked_out is None:
         return "changed since the review; run `bot check --fix` again"
     bom = _BOM if data.startswith(_BOM.encode()) else ""
     try:
-        target.write_bytes((bom + new).encode("utf-8"))
+        target.write_bytes((bom + checked_out(new)).encode("utf-8"))
     except OSError as exc:
         return f"cannot be written: {exc.strerror}"
     return None
