@@ -175,11 +175,14 @@ def test_a_file_an_attribute_would_have_git_print_as_text_is_sized_first_and_lef
     from rules.core.models import MAX_TEXT_BYTES
 
     # `diff` set makes git print a file as text whatever its size (core.bigFileThreshold aside): such a
-    # file is sized before the diff and, over the cap, left out of it by pathspec.
+    # file is sized before the diff and, over the cap, left out of it by pathspec. Only the repository's
+    # own info/attributes can say so: no tree's .gitattributes is read.
     big = "ab\n" * (MAX_TEXT_BYTES // 3 + 1000)
     base = {"a.py": "a = 1\n", "grown.txt": "small\n"}
-    head = {".gitattributes": "*.txt diff\n", "a.py": "a = 2\n", "big.txt": big, "grown.txt": big}
+    head = {"a.py": "a = 2\n", "big.txt": big, "grown.txt": big}
     r = make_repo(base, {**head, "notes.txt": "fine\n"})
+    (r.path / ".git/info").mkdir(exist_ok=True)
+    (r.path / ".git/info/attributes").write_text("*.txt diff\n")
     calls = _recording_git(monkeypatch)
     cs = load_changeset(r.path, base="main", head="pr")
     assert max(size for _, size in calls) < len(big) and cs.reader.bytes_read < len(big)

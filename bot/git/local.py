@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -12,7 +13,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -27,6 +28,7 @@ from rules.core.models import (
     FileChange,
     FileStatus,
     PullRequest,
+    UnreadableFile,
     decode_text,
     oversized,
 )
@@ -56,9 +58,26 @@ def _git(
     stdin: bytes | None = None,
     output: Callable[[bytes], None] | None = None,
     config: tuple[str, ...] = (),
+    tree_attributes: bool = True,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git; output, when given, is handed what git prints as it prints it (stdout is kept too);
-    config: `name=value` settings for this command alone."""
+    config: `name=value` settings for this command alone; tree_attributes=False: run it where no
+    .gitattributes of a tree can reach it (_without_tree_attributes)."""
+    if not tree_attributes:
+        with _without_tree_attributes(repo, env) as (cwd, plain_env, plain_config):
+            return _run_git(cwd, args, check, plain_env, stdin, output, (*config, *plain_config))
+    return _run_git(repo, args, check, env, stdin, output, config)
+
+
+def _run_git(
+    repo: Path,
+    args: tuple[str, ...],
+    check: bool,
+    env: dict[str, str] | None,
+    stdin: bytes | None,
+    output: Callable[[bytes], None] | None,
+    config: tuple[str, ...],
+) -> subprocess.CompletedProcess[bytes]:
     command = _command(args, config)
     try:
         if output is None:
@@ -86,6 +105,47 @@ def _command(args: Iterable[str], config: tuple[str, ...] = ()) -> list[str]:
     # No pager, no external diff or textconv drivers: a repository's config must not run code.
     settings = [arg for setting in ("core.quotepath=off", *config) for arg in ("-c", setting)]
     return ["git", *settings, "--no-pager", *args]
+
+
+# The git directory of each work tree's top, asked once a process (_locate learns it with the rest).
+_GIT_DIRS: dict[Path, str] = {}
+
+
+def _git_dir(top: Path) -> str:
+    if top not in _GIT_DIRS:
+        proc = _git(top, "rev-parse", "--absolute-git-dir")
+        _GIT_DIRS[top] = os.fsdecode(proc.stdout).removesuffix("\n")
+    return _GIT_DIRS[top]
+
+
+@contextlib.contextmanager
+def _without_tree_attributes(
+    top: Path, env: dict[str, str] | None = None
+) -> Iterator[tuple[Path, dict[str, str], tuple[str, ...]]]:
+    """Where to run git on top's repository, its environment and its config, so that no `.gitattributes`
+    of the work tree or the index is read: an empty temporary work tree and index.
+
+    The files a review diffs come from the pull request, and so would its `.gitattributes`: `*.py binary`
+    (or `-diff`) in it made git print "Binary files differ" for every test file, which then counted as
+    reviewed with no lines (issue 22). Reviewing commits needs no work tree, and git 2.39 has no option to
+    read attributes from elsewhere (`--attr-source` came in 2.40). git runs from inside the empty tree:
+    run from another folder it reads that folder's `.gitattributes`. The user's global and the system's
+    attribute files are left out too, so the same commits give the same diff on every machine; only the
+    repository's own $GIT_DIR/info/attributes remains, and a text file it makes binary is not reviewed
+    (_binary_by_attribute).
+    """
+    git_dir = _git_dir(top)
+    with tempfile.TemporaryDirectory(prefix="bot-git-") as tmp:
+        tree = Path(tmp, "tree")
+        tree.mkdir()
+        plain = {
+            **(os.environ if env is None else env),
+            "GIT_DIR": git_dir,
+            "GIT_WORK_TREE": str(tree),
+            "GIT_INDEX_FILE": str(Path(tmp, "index")),  # never made: an empty index
+            "GIT_ATTR_NOSYSTEM": "1",
+        }
+        yield tree, plain, (f"core.attributesFile={os.devnull}",)
 
 
 def _failed(name: str, code: int, stderr: bytes) -> SourceError:
@@ -374,6 +434,7 @@ class GitReader:
                 "--",
                 *chunk,
                 check=False,
+                tree_attributes=False,  # the PR's `-diff` must not decide what is searched
             )
             if proc.returncode not in (0, 1):  # 1: no match
                 return None  # cannot tell: every file may hold a word
@@ -490,7 +551,7 @@ def raw_changes(top: Path, base: str, head: str, limit: int = MAX_TEXT_BYTES) ->
     """The changed files base..head with their blob ids, as git pairs them (renames included): with the
     setting the diff of their lines has (_diff_command), so that both pair the same files."""
     args = ("diff", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-textconv", "-M", base, head)
-    out = _git(top, *args, config=_binary_past(limit))
+    out = _git(top, *args, config=_binary_past(limit), tree_attributes=False)
     fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
     changes: list[RawChange] = []
     i = 0
@@ -523,23 +584,73 @@ def _attribute_paths(changes: list[RawChange]) -> list[str]:
     return list(dict.fromkeys(p for c in changes for p in (c.old_path or c.path, c.path)))
 
 
-def _may_print_as_text(top: Path, changes: list[RawChange]) -> set[str]:
-    """The changed paths whose `diff` attribute may make git print them as text whatever their size: set
-    (`*.dat diff`), or a named driver, whose config may say the same. Usually none.
+def _diff_attributes(top: Path, changes: list[RawChange]) -> dict[str, str] | None:
+    """The changed paths with a `diff` attribute, and its value (set, unset or a driver's name); usually
+    none, since no tree's attributes are read (_without_tree_attributes): only the repository's own
+    $GIT_DIR/info/attributes can give one. None when git gives no answer it documents.
 
-    Without one, git's diff takes a blob over core.bigFileThreshold for binary and prints one line for
-    it; `git check-attr` reads the same attribute files as the diff, and runs nothing.
+    `git check-attr` reads the same attribute files as the diff, and runs nothing.
     """
     paths = [p for p in _attribute_paths(changes) if "\0" not in p]
     if not paths:
-        return set()
+        return {}
     asked = "\0".join(paths).encode("utf-8", "surrogateescape") + b"\0"
-    out = _git(top, "check-attr", "-z", "--stdin", "diff", stdin=asked, check=False)
+    out = _git(top, "check-attr", "-z", "--stdin", "diff", stdin=asked, check=False, tree_attributes=False)
     fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
     # path, attribute, value; repeated, and a last empty field after the final NUL.
     if out.returncode != 0 or len(fields) % 3 != 1:
-        return set(paths)  # no answer, or one it does not document: size them all, as before
-    return {fields[i] for i in range(0, len(fields) - 1, 3) if fields[i + 2] not in ("unspecified", "unset")}
+        return None
+    return {fields[i]: fields[i + 2] for i in range(0, len(fields) - 1, 3) if fields[i + 2] != "unspecified"}
+
+
+def _may_print_as_text(changes: list[RawChange], attributes: dict[str, str] | None) -> set[str]:
+    """The changed paths whose `diff` attribute may make git print them as text whatever their size: set
+    (`*.dat diff`), or a named driver, whose config may say the same. Every path when git could not say.
+
+    Without one, git's diff takes a blob over core.bigFileThreshold for binary and prints one line for it.
+    """
+    if attributes is None:
+        return set(_attribute_paths(changes))  # no answer: size them all, as before
+    return {path for path, value in attributes.items() if value != "unset"}
+
+
+# git takes a blob for binary when its first 8,000 bytes hold a NUL (xdiff-interface.c, buffer_is_binary).
+_BINARY_PEEK = 8000
+
+
+def _binary_by_attribute(
+    reader: GitReader,
+    files: tuple[FileChange, ...],
+    changes: list[RawChange],
+    attributes: dict[str, str] | None,
+    base: str,
+    head: str,
+) -> list[RawChange]:
+    """The changes git printed as binary only because an attribute said so: a `diff` attribute applies
+    (or git could not say) and no side's blob looks binary to git itself. Such a file's lines were never
+    shown, so it is not reviewed (issue 22): a review that trusted "Binary files differ" counted a test
+    file it never read as reviewed. Only these few blobs are read, and only those under the size cap.
+    """
+    binary = {f.path for f in files if f.binary}
+    suspects = [
+        c
+        for c in changes
+        if c.path in binary and (attributes is None or {c.path, c.old_path or c.path} & attributes.keys())
+    ]
+    out = []
+    for c in suspects:
+        sides = [(base, c.old_path or c.path, c.old_sha), (head, c.path, c.new_sha)]
+        blobs = []
+        for rev, path, sha in sides:
+            if sha == _NO_BLOB:
+                continue
+            try:
+                blobs.append(reader.read(rev, path))
+            except UnreadableFile:  # over the cap: listed as not reviewed already
+                blobs.append(None)
+        if all(data is not None and b"\0" not in data[:_BINARY_PEEK] for data in blobs):
+            out.append(c)
+    return out
 
 
 def _too_large(reader: GitReader, changes: list[RawChange], base: str, head: str) -> list[RawChange]:
@@ -597,7 +708,8 @@ def changed_files(
     reader = reader or GitReader(top)
     limit = reader.limit
     changes = raw_changes(top, base, head, limit)
-    texty = _may_print_as_text(top, changes)
+    attributes = _diff_attributes(top, changes)
+    texty = _may_print_as_text(changes, attributes)
     big = (
         _too_large(reader, [c for c in changes if {c.path, c.old_path} & texty], base, head) if texty else []
     )
@@ -629,7 +741,7 @@ def changed_files(
             parsing.cancel()
         if diff is not None:
             diff.stop()
-    return _listed(reader, files, changes, big, base, head)
+    return _listed(reader, files, changes, big, base, head, attributes)
 
 
 def _spare(task: Callable[[], None]) -> None:
@@ -648,7 +760,7 @@ def _diff_files(top: Path, base: str, head: str, big: list[RawChange], limit: in
     args, config = _diff_command(base, head, big, limit)
     try:
         with paused():
-            diff = _git(top, *args, output=reading.feed, config=config)
+            diff = _git(top, *args, output=reading.feed, config=config, tree_attributes=False)
             return reading.finish(diff.stdout)
     except DiffError as exc:
         raise SourceError(str(exc)) from None
@@ -678,13 +790,18 @@ def _listed(
     big: list[RawChange],
     base: str,
     head: str,
+    attributes: dict[str, str] | None = None,
 ) -> tuple[FileChange, ...]:
     """files, with the changes over the cap listed as not reviewed, in git's order: those left out of the
     diff (big), and those git printed no line of (found binary, or renamed or copied unchanged) whose
-    blobs turn out to be over the cap."""
+    blobs turn out to be over the cap; then the text files an attribute made git print as binary."""
     lineless = {f.path for f in files if f.binary or not f.hunks}
     if lineless:
         big = big + _too_large(reader, [c for c in changes if c.path in lineless], base, head)
+    if attributes != {}:
+        seen = {c.path for c in big}
+        unseen = tuple(f for f in files if f.path not in seen)
+        big = big + _binary_by_attribute(reader, unseen, changes, attributes, base, head)
     if not big:
         return files
     over = {c.path for c in big}
@@ -702,10 +819,15 @@ class _Background:
         self.deadline = time.monotonic() + _GIT_TIMEOUT
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
+        # The diff of the PR's commits: with no attributes from any tree, kept until git is done.
+        self._plain = contextlib.ExitStack()
+        self.proc: subprocess.Popen[bytes] | None = None
         try:
-            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                _command(args, config),
-                cwd=repo,
+            cwd, env, plain_config = self._plain.enter_context(_without_tree_attributes(repo))
+            self.proc = subprocess.Popen(
+                _command(args, (*config, *plain_config)),
+                cwd=cwd,
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=self.out,
                 stderr=self.err,
@@ -713,6 +835,9 @@ class _Background:
         except FileNotFoundError:
             self.stop()
             raise SourceError("git is not installed or not on PATH") from None
+        except BaseException:
+            self.stop()
+            raise
 
     def output(self) -> bytes:
         """What git printed, once it is done; SourceError as _git() says it when git fails or is late."""
@@ -743,6 +868,7 @@ class _Background:
             self.proc = None
         self.out.close()
         self.err.close()
+        self._plain.close()
 
 
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
@@ -761,6 +887,7 @@ def _locate(path: Path, base: str | None, head: str) -> tuple[Path, str, str, st
         path,
         "rev-parse",
         "--show-toplevel",
+        "--absolute-git-dir",
         "HEAD^{commit}",  # a repository with no commits fails here, as open_repo would
         f"{head}^{{commit}}",
         f"{base_ref}^{{commit}}",
@@ -769,12 +896,14 @@ def _locate(path: Path, base: str | None, head: str) -> tuple[Path, str, str, st
         check=False,
     )
     lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")
-    if proc.returncode != 0 or len(lines) not in (5, 6) or lines[-1]:
+    if proc.returncode != 0 or len(lines) not in (6, 7) or lines[-1]:
         return None
-    top, head_commit, head_sha, base_sha = lines[:4]
+    top, git_dir, head_commit, head_sha, base_sha = lines[:5]
     if not (top and _SHA.fullmatch(head_commit) and _SHA.fullmatch(head_sha) and _SHA.fullmatch(base_sha)):
         return None  # "^main" or "a..b" print more or other than one commit each
-    name = lines[4] if len(lines) == 6 else ""
+    if git_dir:
+        _GIT_DIRS[Path(top)] = git_dir
+    name = lines[5] if len(lines) == 7 else ""
     return Path(top), base_ref, head_sha, base_sha, name if name and name != "HEAD" else None
 
 
