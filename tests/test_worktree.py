@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import subprocess
 
 import pytest
 
@@ -106,3 +109,59 @@ def test_a_shallow_clone_says_how_to_fetch_the_history(tmp_path, repo, capsys):
     code = main(["check", "--repo", str(shallow), "--base", "main", "--head", "HEAD"])
     err = capsys.readouterr().err
     assert code == 2 and "shallow clone" in err and "fetch-depth: 0" in err
+
+
+def _objects(repo) -> set[str]:  # type: ignore[no-untyped-def]
+    """Every loose object and pack file of the repository."""
+    root = repo.path / ".git" / "objects"
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_a_snapshot_review_writes_no_object_into_the_repository(repo, capsys, staged):
+    repo.git("checkout", "-q", "pr")
+    repo.write({"tests/test_a.py": NAMED, "tests/test_b.py": UNNAMED.replace("crash", "hang")})
+    if staged:
+        repo.git("add", "-A")  # the user's own `git add` writes its blobs; the review then adds nothing
+    before = _objects(repo)
+    code, rules, _ = _check(repo, capsys, *(["--staged"] if staged else []))
+    assert (code, rules) == (1, ["AGT001"])  # test_b.py was reviewed: the snapshot was readable
+    assert _objects(repo) == before
+
+
+def test_an_untracked_file_over_the_cap_is_never_hashed_and_is_listed_as_not_reviewed(
+    repo, capsys, monkeypatch
+):
+    from bot.git import worktree
+    from rules.core.models import MAX_TEXT_BYTES
+
+    repo.git("checkout", "-q", "pr")
+    repo.write({"tests/test_b.py": UNNAMED.replace("crash", "hang")})
+    with open(repo.path / "checkpoint.bin", "wb") as f:  # sparse: the size a checkpoint has, no disk
+        f.truncate(MAX_TEXT_BYTES + 1)
+    big_sha = repo.git("hash-object", "checkpoint.bin").strip()  # computed, not written (-w)
+    small_sha = repo.git("hash-object", "tests/test_b.py").strip()
+    seen: list[tuple[bool, ...]] = []
+    real = worktree.snapshot
+
+    def exists(sha: str) -> bool:  # with this process's environment, as the review's git commands run
+        return (
+            subprocess.run(["git", "cat-file", "-e", sha], cwd=repo.path, capture_output=True).returncode == 0
+        )
+
+    @contextlib.contextmanager
+    def snapshot(top, staged):  # type: ignore[no-untyped-def]
+        with real(top, staged) as snap:
+            seen.append((exists(big_sha), exists(small_sha)))
+            yield snap
+
+    monkeypatch.setattr(worktree, "snapshot", snapshot)
+    before = _objects(repo)
+    code = main(["check", "--repo", str(repo.path), "--base", "main", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and [f["path"] for f in report["findings"]] == ["tests/test_a.py", "tests/test_b.py"]
+    assert report["coverage"]["not_reviewed"] == ["checkpoint.bin"]
+    # During the review the small file's blob was readable, the big one's never made.
+    assert seen == [(False, True)]
+    assert _objects(repo) == before
+    assert "GIT_ALTERNATE_OBJECT_DIRECTORIES" not in os.environ  # removed with its objects

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -222,16 +223,16 @@ def cmd_check(args: argparse.Namespace) -> int:
             "cannot be edited: leave out --head (or use --diff to see the patch)"
         )
     top = open_repo(args.repo)
-    head, label = _local_head(top, args)
-    if head != args.head:  # a snapshot: the branch is HEAD's
-        pr = pr.model_copy(update={"head_ref": current_branch(top, "HEAD")})
-    changeset = load_changeset(top, base=args.base, head=head, pr=pr, idle=warm_ups())
-    base = args.base or default_base(top)
-    note = check_range(changeset, base, label, resolve(top, base))
-    report = review(changeset, config_path=args.config)
-    if args.fix or args.diff:
-        return _fix(report, changeset, top, args)
-    return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{label}", note=note)
+    with _local_head(top, args) as (head, label, left_out):
+        if head != args.head:  # a snapshot: the branch is HEAD's
+            pr = pr.model_copy(update={"head_ref": current_branch(top, "HEAD")})
+        changeset = load_changeset(top, base=args.base, head=head, pr=pr, idle=warm_ups(), left_out=left_out)
+        base = args.base or default_base(top)
+        note = check_range(changeset, base, label, resolve(top, base))
+        report = review(changeset, config_path=args.config)
+        if args.fix or args.diff:
+            return _fix(report, changeset, top, args)
+        return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{label}", note=note)
 
 
 def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
@@ -255,18 +256,22 @@ def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type
     return exit_code(rest, args.fail_level)
 
 
-def _local_head(top: Path, args: argparse.Namespace) -> tuple[str, str]:
-    """The commit to review and how the output names it: --head REF, the index, or the working tree."""
+@contextmanager
+def _local_head(top: Path, args: argparse.Namespace) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """The commit to review, how the output names it, and the untracked files left out of it for their
+    size: --head REF, the index, or the working tree (a snapshot git can read inside the block only)."""
     from bot.git.worktree import snapshot
 
     if args.head is not None:
         if args.staged:
             raise UsageError("--staged reviews the index; --head names a commit: give one of them")
-        return args.head, args.head
-    snap = snapshot(top, staged=args.staged)
-    if snap is None:  # nothing uncommitted: the review is of HEAD
-        return "HEAD", "HEAD"
-    return snap, "the staged changes" if args.staged else "the working tree"
+        yield args.head, args.head, ()
+        return
+    with snapshot(top, staged=args.staged) as snap:
+        if snap is None:  # nothing uncommitted: the review is of HEAD
+            yield "HEAD", "HEAD", ()
+        else:
+            yield snap.commit, "the staged changes" if args.staged else "the working tree", snap.left_out
 
 
 def cmd_example(args: argparse.Namespace) -> int:

@@ -914,13 +914,15 @@ def load_changeset(
     pr: PullRequest | None = None,
     commits: bool = True,
     idle: Iterable[Callable[[], None]] = (),
+    left_out: tuple[str, ...] = (),
 ) -> ChangeSet:
     """The changes from the merge-base of base and head to head, as a pull request would show them.
 
     Without a PR title or description (plain `bot check`), and unless commits is False, the commit
     messages of base..head are kept on the PullRequest: they are what a local user has written. idle:
     work for later that needs no change set (bot.review.engine.warm_ups), done while the loader would
-    otherwise wait on git.
+    otherwise wait on git. left_out: files added at head that were kept out of it for their size (the
+    working tree's untracked files over the cap, bot.git.worktree): listed as not reviewed.
     """
     located = _locate(Path(repo), base, head)
     if located is not None:
@@ -949,6 +951,10 @@ def load_changeset(
             logged.append(commit_messages(top, merge_base, head_sha))
 
     files = changed_files(top, merge_base, head_sha, reader, meanwhile, idle)
+    if left_out:
+        listed = {f.path for f in files}
+        extra = [FileChange(path=p, status=FileStatus.ADDED, patch_missing=True) for p in left_out]
+        files = (*files, *(f for f in extra if f.path not in listed))
     # The base ref only says where the diff starts (it may be a SHA or HEAD~3); which branch the PR will
     # target is known only when the caller says so (`bot check --base-branch`).
     if info.head_ref is None:
