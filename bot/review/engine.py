@@ -66,6 +66,12 @@ def labels_for(verdict: str, config: Config) -> tuple[str, ...]:
     return (names.needs_work,)
 
 
+def incomplete_note(missing: tuple[str, ...]) -> str:
+    """The note of a review that could not see files a rule reads (missing: each "path (why)")."""
+    shown = "; ".join(missing[:5]) + (f"; and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return f"Review not complete, so not marked ready: could not see {shown}."
+
+
 def enabled(rule: Rule, config: Config, statements: Mapping[str, Sequence[Statement]]) -> bool:
     setting = config.setting(rule.code, rule.name)
     if setting.enabled is not None:
@@ -145,15 +151,20 @@ def _review(
             findings.extend(_run(rule, state))
     findings, waivers = apply_waivers(state, findings)
     findings.sort(key=lambda f: (f.path or "", f.line or 0, f.rule))
-    verdict: Verdict = "needs-work" if any(f.severity is Severity.ERROR for f in findings) else "ready"
+    # A file a rule needed but could not read leaves the review not complete: never ready, in every mode.
+    incomplete = tuple(f"{path} ({why})" for path, why in state.incomplete.items())
+    errors = any(f.severity is Severity.ERROR for f in findings)
+    verdict: Verdict = "needs-work" if errors or incomplete else "ready"
     unreviewed = tuple(f.path for f in changeset.files if f.patch_missing)
+    notes = (*policy.notes(), *([config_note] if config_note else []))
     return Report(
         verdict=verdict,
         labels=labels_for(verdict, config),
         findings=tuple(findings),
         profiles=profile_table(state),
         waivers=tuple(waivers),
-        notes=(*policy.notes(), *([config_note] if config_note else [])),
+        notes=(*notes, incomplete_note(incomplete)) if incomplete else notes,
+        incomplete=incomplete,
         policy_files=policy.paths,
         policy_changes=policy.changes,
         coverage=Coverage(

@@ -1,0 +1,166 @@
+"""A test file the bot cannot read leaves the review not complete, in every mode (issue 22, item 5a).
+
+Python source is decoded as Python decodes it (PEP 263): a valid Latin-1 test file with its coding line is
+reviewed like any other. A test file that a rule would read but the bot cannot (undecodable, over the size
+cap) is no longer only a notice beside a "ready" verdict: `bot check` exits 1, the JSON Report lists it in
+`incomplete`, SARIF says the run did not succeed, the terminal says "not complete", and `bot review`
+publishes no `status:ready`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli.main import main
+from bot.github.waivers import apply_waivers, stamp
+from rules.core.config import Config
+from rules.core.models import (
+    MAX_TEXT_BYTES,
+    ChangeSet,
+    Coverage,
+    Finding,
+    Report,
+    Severity,
+    UnreadableFile,
+    Waiver,
+    decode_python,
+)
+from tests import ghapi
+from tests.conftest import GitRepo
+from tests.helpers import AGENTS_AGT001
+from tests.test_api_faults import NEW_TEST, OLD_TEST, TEST, TEST_PATCH
+from tests.test_publish import run as review
+
+AGENTS = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"
+# A regression test that names its PR: no rule has anything to say about it.
+GOOD = 'def test_ok():\n    """Guards PR #7: used to crash."""\n    assert compute() == 3\n'
+LATIN1 = "# -*- coding: latin-1 -*-\n"
+
+
+def _check(tmp_path: Path, capsys, head: dict[str, str | bytes], *extra: str) -> tuple[int, dict, str]:
+    r = GitRepo(tmp_path / "repo")
+    r.commit({"AGENTS.md": AGENTS}, "base")
+    r.branch("pr")
+    r.commit({"tests/test_ok.py": GOOD, **head}, "head")
+    saved = tmp_path / "report.json"
+    code = main(["check", "--repo", str(r.path), "--base", "main", "--output", str(saved), *extra])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return code, json.loads(saved.read_text(encoding="utf-8")), out
+
+
+def test_a_latin1_test_file_with_its_coding_line_is_reviewed(tmp_path, capsys):
+    # Before: "could not be parsed (not valid UTF-8)", one notice, and the new test went unchecked.
+    source = LATIN1 + "def test_caf\u00e9():\n    # used to crash\n    assert name() == 'caf\u00e9'\n"
+    code, report, _ = _check(tmp_path, capsys, {"tests/test_latin.py": source.encode("latin-1")})
+    (finding,) = [f for f in report["findings"] if f["path"] == "tests/test_latin.py"]
+    assert finding["rule"] == "AGT001" and "test_caf\u00e9" in finding["message"] and finding["line"] == 2
+    assert report["incomplete"] == [] and code == 1  # the finding fails the check, not the reading
+
+
+def test_a_documented_latin1_test_file_is_ready(tmp_path, capsys):
+    source = LATIN1 + 'def test_x():\n    """Guards PR #9 (caf\u00e9)."""\n    assert f() == 1\n'
+    code, report, _ = _check(tmp_path, capsys, {"tests/test_latin.py": source.encode("latin-1")})
+    assert (code, report["verdict"], report["findings"], report["incomplete"]) == (0, "ready", [], [])
+
+
+UNREADABLE = [
+    ("not utf-8, no coding line", b"def test_a():\n    assert f() == '\xe9'\n", "not valid UTF-8"),
+    ("undecodable in its coding", b"# coding: ascii\ndef test_a():\n    assert f() == '\xe9'\n", "ascii"),
+    ("a coding Python refuses", b"# coding: utf-16\ndef test_a():\n    pass\n", "utf-16"),
+    (
+        "over the size cap",
+        ('def test_a():\n    """Guards PR #1."""\n    assert f() == 1\n' + "#\n" * MAX_TEXT_BYTES).encode(),
+        "byte limit",
+    ),
+]
+
+
+@pytest.mark.parametrize("data, why", [c[1:] for c in UNREADABLE], ids=[c[0] for c in UNREADABLE])
+def test_a_test_file_the_bot_cannot_read_makes_the_review_not_complete(tmp_path, capsys, data, why):
+    # Before: one notice "its tests were not checked", verdict ready, exit 0.
+    code, report, _ = _check(tmp_path, capsys, {"tests/test_bad.py": data})
+    assert code == 1 and report["verdict"] == "needs-work"
+    (missing,) = report["incomplete"]
+    assert missing.startswith("tests/test_bad.py (") and why in missing
+    assert any(n.startswith("Review not complete") and "tests/test_bad.py" in n for n in report["notes"])
+    # The notice on the file stays: it says there which tests went unchecked.
+    assert [f["severity"] for f in report["findings"]] == ["notice"]
+
+
+def test_not_complete_in_the_terminal_and_in_sarif(tmp_path, capsys):
+    bad = {"tests/test_bad.py": b"def test_a():\n    assert f() == '\xe9'\n"}
+    code, _, out = _check(tmp_path, capsys, bad, "--format", "text")
+    assert code == 1 and out.rstrip().splitlines()[-1].startswith("not complete:")
+    code, _, out = _check(tmp_path / "again", capsys, bad, "--format", "sarif")
+    (run,) = json.loads(out)["runs"]
+    (invocation,) = run["invocations"]
+    assert code == 1 and invocation["executionSuccessful"] is False
+    assert any(
+        n["level"] == "error" and "tests/test_bad.py" in n["message"]["text"]
+        for n in invocation["toolExecutionNotifications"]
+    )
+
+
+def test_a_syntax_error_stays_a_notice_python_would_raise_too(tmp_path, capsys):
+    # Python cannot run it either, so CI fails on it: the bot has seen all there is to see.
+    code, report, _ = _check(tmp_path, capsys, {"tests/test_bad.py": "def test_a(:\n    pass\n"})
+    assert report["incomplete"] == [] and report["verdict"] == "ready" and code == 0
+
+
+@pytest.mark.parametrize(
+    "data, text",
+    [
+        (b"\xef\xbb\xbfx = 1\n", "x = 1\n"),
+        (b"#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\nx = '\x80'\n", "x = '\u20ac'\n"),
+        (b"x = '\xc3\xa9'\n", "x = '\u00e9'\n"),
+    ],
+    ids=["utf-8 BOM", "coding on line 2", "utf-8"],
+)
+def test_python_source_decodes_as_python_decodes_it(data, text):
+    assert decode_python("a.py", data).endswith(text) and compile(data, "a.py", "exec")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"\xef\xbb\xbf# coding: latin-1\nx = 1\n", b"# coding: rot13\nx = 1\n", b"# coding: nonesuch\nx = 1\n"],
+    ids=["BOM against coding", "no text encoding", "unknown"],
+)
+def test_python_source_python_refuses_is_unreadable(data):
+    with pytest.raises(SyntaxError):
+        compile(data, "a.py", "exec")
+    with pytest.raises(UnreadableFile):
+        decode_python("a.py", data)
+
+
+def test_bot_review_publishes_no_ready_for_a_test_file_over_the_cap(gh):
+    # Through the API (no checkout): GitHub gives the test's size, over the cap; before, a notice and ready.
+    big = NEW_TEST + "#\n" * MAX_TEXT_BYTES
+    st = ghapi.PullState()
+    st.files = [ghapi.pr_file(TEST, patch=TEST_PATCH, status="modified", changes=5)]
+    st.trees = {st.base: {"AGENTS.md": AGENTS_AGT001, TEST: OLD_TEST}, st.head: {TEST: big}}
+    st.repo_labels = list(ghapi.BOT_LABELS)
+    ghapi.serve(gh, st)
+    ctx = review(gh, None)
+    assert ctx.report.verdict == "needs-work" and "status:ready" not in st.labels
+    assert st.statuses[0]["state"] == "failure" and "not complete" in st.statuses[0]["description"]
+    assert ctx.report.incomplete == (f"{TEST} (file is {len(big):,} bytes, over the 2,097,152-byte limit)",)
+
+
+def test_a_comment_waiver_of_every_error_leaves_a_review_that_is_not_complete_not_ready():
+    error = Finding(rule="TRN005", name="claims", severity=Severity.ERROR, message="max_steps is not 99")
+    report = Report(
+        verdict="needs-work",
+        labels=("status:needs-work",),
+        findings=(error,),
+        coverage=Coverage(files_changed=1, files_reviewed=1),
+        incomplete=("tests/test_bad.py (not valid UTF-8 (byte 3))",),
+    )
+    changeset = ChangeSet(base_sha="a" * 40, head_sha="b" * 40, files=())
+    waiver = stamp(Waiver(rule="TRN005", reason="known", by="maintainer"), report, changeset)
+    applied, lapsed = apply_waivers(report, (waiver,), changeset, Config())
+    assert lapsed == () and applied.findings == ()
+    assert applied.verdict == "needs-work" and applied.labels == ("status:needs-work",)
