@@ -59,6 +59,8 @@ class ApiReader:
         # base (rev, path) -> (head (rev, path), patch, changes): a modified file's base, from head and patch.
         self._rebuild: dict[tuple[str, str], tuple[tuple[str, str], str, int]] = {}
         self.faults: dict[str, str] = {}
+        # The folders of every changed path, root ("") first: where the AGENTS.md that govern them are.
+        self._folders: set[str] = {""}
 
     def expect(
         self, base_sha: str, head_sha: str, files: list[FileChange], patches: dict[str, tuple[str, int]]
@@ -66,6 +68,8 @@ class ApiReader:
         """What the files list says exists at each side; the text of files whose patch holds all of it; which
         base texts can be rebuilt from the head text and the patch. patches: path -> (patch, changes)."""
         for f in files:
+            for path in (f.path, f.base_path):
+                self._folders.update(folders_of(path) if path is not None else ())
             if f.status is not FileStatus.REMOVED:
                 self._listed.add((head_sha, f.path))
             if f.base_path is not None:
@@ -166,12 +170,63 @@ class ApiReader:
 
     def list_paths(self, rev: str) -> tuple[str, ...]:
         if rev not in self._paths:
-            self._paths[rev] = self.client.tree_paths(rev)
+            tree = self.client.tree(rev)
+            paths = tuple(e.path for e in tree.entries if e.type == "blob")
+            self._paths[rev] = self._filled(rev, paths) if tree.truncated else paths
             # What the tree lists is there: GitHub then finding nothing at such a path is a fault too.
             self._listed.update((rev, path) for path in self._paths[rev])
         return self._paths[rev]
 
+    def _filled(self, rev: str, paths: tuple[str, ...]) -> tuple[str, ...]:
+        """A truncated listing (GitHub stops a recursive one at 100,000 entries) with the files of every
+        folder on a changed path added, each folder read on its own, root first.
 
+        The policy that governs a file is the AGENTS.md (and CLAUDE.md) in its folder and the folders above
+        it, and pytest's settings are at the root: with those folders complete, every policy file the
+        review applies is seen, wherever the cut fell. Past TREE_READS folders, or when a read fails, the
+        review is not complete (a fault) rather than judged on a partial policy.
+        """
+        where = f"the file list at {rev[:12]}"
+        log.info("GitHub gave only part of %s (%d files); reading folders", where, len(paths))
+        folders = sorted(self._folders, key=lambda d: (d.count("/") + (d != ""), d))
+        if len(folders) > TREE_READS:
+            why = f"GitHub listed only part of it, and the {len(folders):,} folders of the changed files are "
+            self._fault(where, why + f"more than the {TREE_READS} the bot reads one by one")
+            return paths
+        found = dict.fromkeys(paths)
+        shas = {"": rev}  # each folder's tree SHA, from its parent's listing
+        for folder in folders:
+            sha = shas.get(folder)
+            if sha is None:
+                continue  # no such folder at rev (a changed file's new folder): no policy there
+            try:
+                tree = self.client.tree(sha, recursive=False)
+            except GitHubError as exc:
+                if exc.kind not in TRANSIENT:
+                    raise
+                failed = f"reading `{folder or '/'}` failed: {exc}"
+                self._fault(where, f"GitHub listed only part of it, and {failed}")
+                return tuple(found)
+            if tree.truncated:
+                self._fault(where, f"GitHub listed only part of it, and of `{folder or '/'}` too")
+                return tuple(found)
+            for e in tree.entries:
+                path = f"{folder}/{e.path}" if folder else e.path
+                if e.type == "blob":
+                    found[path] = None
+                elif e.type == "tree" and path in self._folders:
+                    shas[path] = e.sha
+        return tuple(found)
+
+
+def folders_of(path: str) -> tuple[str, ...]:
+    """The folders above path, nearest last: "a/b/c.py" -> ("a", "a/b"); the root ("") is not among them."""
+    parts = path.split("/")[:-1]
+    return tuple("/".join(parts[: i + 1]) for i in range(len(parts)))
+
+
+# Folders a truncated tree listing is completed with, one request each (see ApiReader._filled).
+TREE_READS = 200
 # Errors that fail one read (the review goes on, not complete); any other GitHubError ends the run.
 TRANSIENT = ("unavailable", "malformed")
 _GONE = "GitHub found no file at a path the pull request's files list names"
