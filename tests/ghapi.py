@@ -296,9 +296,9 @@ def permission(login: str, level: str) -> dict:
     return p
 
 
-def content(path: str, text: str) -> dict:
+def content(path: str, text: str | bytes) -> dict:
     c = example("content-file-response-if-content-is-a-file")
-    data = text.encode()
+    data = text.encode() if isinstance(text, str) else text
     c.update(path=path, name=path.rsplit("/", 1)[-1], size=len(data), encoding="base64")
     c["content"] = base64.b64encode(data).decode()
     return c
@@ -747,7 +747,9 @@ def blobs_answer(sent: dict, trees: dict[str, dict[str, str]], repo: str) -> dic
         assert f"{alias}: object(expression: ${key})" in sent["query"], key
         rev, _, path = expression.partition(":")
         text = trees.get(rev, {}).get(path)
-        data = None if text is None else text.encode()
+        data = text.encode() if isinstance(text, str) else text
+        if isinstance(text, bytes):  # bytes that are no UTF-8 (a Latin-1 source): GitHub's text is Unicode
+            text = text.decode("utf-8", "replace")
         found[alias] = None if data is None else {"byteSize": len(data), "isTruncated": False, "text": text}
     assert "... on Blob { byteSize isTruncated text }" in sent["query"]
     body = {"data": {"repository": found}}

@@ -164,3 +164,29 @@ def test_a_comment_waiver_of_every_error_leaves_a_review_that_is_not_complete_no
     applied, lapsed = apply_waivers(report, (waiver,), changeset, Config())
     assert lapsed == () and applied.findings == ()
     assert applied.verdict == "needs-work" and applied.labels == ("status:needs-work",)
+
+
+@pytest.mark.parametrize("cookie", [True, False], ids=["with its coding line", "without"])
+def test_bot_review_reads_the_bytes_of_a_latin1_test_file(gh, cookie):
+    # GitHub's patch and GraphQL text are Unicode: for Latin-1 bytes, U+FFFD stand-ins. The bytes are read
+    # (contents API) and decoded as Python decodes them; before, the review judged the stand-ins.
+    path = "tests/test_latin.py"
+    source = (LATIN1 if cookie else "") + "def test_caf\u00e9():\n    # used to crash\n    assert f() == 1\n"
+    data = source.encode("latin-1")
+    shown = data.decode("utf-8", "replace").rstrip("\n").split("\n")
+    patch = f"@@ -0,0 +1,{len(shown)} @@\n" + "\n".join("+" + line for line in shown)
+    st = ghapi.PullState()
+    st.files = [ghapi.pr_file(path, patch=patch, status="added", changes=len(shown))]
+    st.trees = {st.base: {"AGENTS.md": AGENTS_AGT001}, st.head: {path: data}}
+    st.repo_labels = list(ghapi.BOT_LABELS)
+    ghapi.serve(gh, st)
+    ctx = review(gh, None)
+    assert ("GET", f"/repos/octo/repo/contents/{path}") in gh.calls()
+    if cookie:
+        (finding,) = ctx.report.findings
+        assert (
+            finding.rule == "AGT001" and "`test_caf\u00e9`" in finding.message and ctx.report.incomplete == ()
+        )
+    else:  # not valid UTF-8 and no coding line: Python cannot read it either, and neither can the bot
+        assert ctx.report.incomplete == (f"{path} (not valid UTF-8 (byte 12))",)
+    assert ctx.report.verdict == "needs-work" and "status:ready" not in st.labels

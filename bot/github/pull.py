@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import re
+import tokenize
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
@@ -77,6 +79,8 @@ class ApiReader:
             if f.path not in patches or f.patch_missing:
                 continue
             patch, changes = patches[f.path]
+            if recoded(f.path, patch, patch=True):
+                continue  # GitHub's text of bytes in another encoding than UTF-8: read the bytes
             if f.status is FileStatus.ADDED:
                 self._blobs.setdefault((head_sha, f.path), whole_text(patch, added=True))
             elif f.status is FileStatus.REMOVED:
@@ -162,11 +166,13 @@ class ApiReader:
                 self._blobs[key] = self._fault(path, _GONE) if listed else None
             elif blob.size > MAX_TEXT_BYTES:
                 self._blobs[key] = oversized(path, blob.size)
-            elif blob.text is None:
+            elif blob.text is None and not path.endswith(".py"):
                 self._blobs[key] = UnreadableFile(path, "binary file (GitHub has no text for it)")
-            elif not blob.truncated:
+            elif blob.text is not None and not blob.truncated and not recoded(path, blob.text):
                 self._blobs[key] = blob.text.encode("utf-8")
-            # A truncated text is left out: a rule that reads it gets it from the contents API.
+            # A truncated text is left out: a rule that reads it gets it from the contents API. So is Python
+            # source GitHub has no text for or whose coding line names another encoding than UTF-8: its
+            # bytes, decoded as Python decodes them (rules.core.models.decode_python), are what it holds.
 
     def list_paths(self, rev: str) -> tuple[str, ...]:
         if rev not in self._paths:
@@ -231,6 +237,25 @@ TREE_READS = 200
 TRANSIENT = ("unavailable", "malformed")
 _GONE = "GitHub found no file at a path the pull request's files list names"
 _WHOLE = {True: re.compile(r"@@ -0,0 \+1(?:,(\d+))? @@"), False: re.compile(r"@@ -1(?:,(\d+))? \+0,0 @@")}
+
+
+def recoded(path: str, text: str, patch: bool = False) -> bool:
+    """Whether GitHub's text of a file (Unicode; or a patch of it) may not be the file as Python reads it:
+    Python source whose coding line (PEP 263) names another encoding than UTF-8 or cannot be used, or whose
+    text holds U+FFFD (GitHub's stand-in for bytes that are not UTF-8). Its bytes are then read instead.
+    """
+    if not path.endswith(".py"):
+        return False
+    if "\ufffd" in text:
+        return True
+    lines = text.split("\n", 3)
+    if patch:  # the file's first lines, when the patch starts at them: the hunk header, then signed lines
+        lines = [line[1:] for line in lines[1:3]] if text.startswith(("@@ -0,0 +1", "@@ -1")) else []
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO("\n".join(lines[:2]).encode("utf-8")).readline)
+    except SyntaxError:
+        return True
+    return encoding not in ("utf-8", "utf-8-sig")
 
 
 def whole_text(patch: str, added: bool) -> bytes | None:
