@@ -103,3 +103,30 @@ def test_nothing_is_read_folder_by_folder_when_github_lists_everything(gh):
 )
 def test_folders_of(path, folders):
     assert pull.folders_of(path) == folders
+
+
+PRIME_RL = 'max_steps = 100\n\n[model]\nname = "Qwen/Qwen3-0.6B"\n\n[data]\nbatch_size = {batch}\n'
+CONFIG = "configs/sft/mobile300.toml"
+
+
+def test_profiles_past_the_cut_that_may_follow_a_changed_config_leave_the_review_not_complete(gh):
+    # An unchanged profile pointing at the changed config moves with it (its step math, its findings);
+    # past the cut it is never seen, so the review cannot say nothing moved.
+    st = ghapi.PullState()
+    patch = '@@ -7 +7 @@ name = "Qwen/Qwen3-0.6B"\n-batch_size = 8\n+batch_size = 16'
+    st.files = [ghapi.pr_file(CONFIG, patch=patch, status="modified", changes=2)]
+    base = {f"aaa/mod{i:02}.py": "x = 1\n" for i in range(30)}
+    base[CONFIG] = PRIME_RL.format(batch=8)
+    base["training/compat_profiles/m300.toml"] = (
+        f'name = "m300"\nconfig = "{CONFIG}"\ntarget_micro_steps = 300\n'
+    )
+    st.trees = {st.base: base, st.head: {**base, CONFIG: PRIME_RL.format(batch=16)}}
+    st.repo_labels = list(ghapi.BOT_LABELS)
+    st.tree_cut[st.base] = 10
+    ghapi.serve(gh, st)
+    ctx = review(gh, None)
+    assert ctx.report.incomplete == (
+        f"profiles that may point at a changed Prime-RL config (GitHub listed only part of the files at "
+        f"{st.base[:12]} (over 100,000))",
+    )
+    assert ctx.report.verdict == "needs-work" and "status:ready" not in st.labels

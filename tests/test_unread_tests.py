@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import main
+from bot.git.local import load_changeset
 from bot.github.waivers import apply_waivers, stamp
+from bot.review.engine import review as run_review
 from rules.core.config import Config
 from rules.core.models import (
     MAX_TEXT_BYTES,
@@ -28,10 +30,12 @@ from rules.core.models import (
     Waiver,
     decode_python,
 )
+from rules.training import profiles
 from tests import ghapi
 from tests.conftest import GitRepo
 from tests.helpers import AGENTS_AGT001
 from tests.test_api_faults import NEW_TEST, OLD_TEST, TEST, TEST_PATCH
+from tests.test_profiles import CONFIG, PRIME_RL
 from tests.test_publish import run as review
 
 AGENTS = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"
@@ -190,3 +194,20 @@ def test_bot_review_reads_the_bytes_of_a_latin1_test_file(gh, cookie):
     else:  # not valid UTF-8 and no coding line: Python cannot read it either, and neither can the bot
         assert ctx.report.incomplete == (f"{path} (not valid UTF-8 (byte 12))",)
     assert ctx.report.verdict == "needs-work" and "status:ready" not in st.labels
+
+
+def test_more_profiles_than_the_scan_reads_leave_the_review_not_complete(make_repo, monkeypatch):
+    # Profiles past the cap that point at the changed config would move with it: unseen, not complete.
+    monkeypatch.setattr(profiles, "MAX_DEPENDENT_SCAN", 1)
+    pointing = f'name = "m{{0}}"\nconfig = "{CONFIG}"\ntarget_micro_steps = 300\n'
+    base = {
+        CONFIG: PRIME_RL.format(max_steps=100, batch=8),
+        "training/compat_profiles/a.toml": pointing.format("a"),
+        "training/compat_profiles/b.toml": pointing.format("b"),
+    }
+    r = make_repo(base, {CONFIG: PRIME_RL.format(max_steps=100, batch=16)})
+    report = run_review(load_changeset(r.path, base="main", head="pr"))
+    assert report.incomplete == (
+        "profiles that may point at a changed Prime-RL config (over 1 profile files; the first were read)",
+    )
+    assert report.verdict == "needs-work"

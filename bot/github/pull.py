@@ -63,6 +63,8 @@ class ApiReader:
         self.faults: dict[str, str] = {}
         # The folders of every changed path, root ("") first: where the AGENTS.md that govern them are.
         self._folders: set[str] = {""}
+        # rev -> why its file list is partial (GitHub truncated it); only the changed folders are whole.
+        self._partial: dict[str, str] = {}
 
     def expect(
         self, base_sha: str, head_sha: str, files: list[FileChange], patches: dict[str, tuple[str, int]]
@@ -178,10 +180,16 @@ class ApiReader:
         if rev not in self._paths:
             tree = self.client.tree(rev)
             paths = tuple(e.path for e in tree.entries if e.type == "blob")
+            if tree.truncated:
+                self._partial[rev] = f"GitHub listed only part of the files at {rev[:12]} (over 100,000)"
             self._paths[rev] = self._filled(rev, paths) if tree.truncated else paths
             # What the tree lists is there: GitHub then finding nothing at such a path is a fault too.
             self._listed.update((rev, path) for path in self._paths[rev])
         return self._paths[rev]
+
+    def partial_listing(self, rev: str) -> str | None:
+        """Why list_paths(rev) may miss files outside the changed files' folders, or None (see _filled)."""
+        return self._partial.get(rev)
 
     def _filled(self, rev: str, paths: tuple[str, ...]) -> tuple[str, ...]:
         """A truncated listing (GitHub stops a recursive one at 100,000 entries) with the files of every

@@ -321,6 +321,11 @@ class ChangeSet(BaseModel):
             paths = tuple(p for p in paths if not globs.match(p, self.exclude))
         return paths
 
+    def base_paths_partial(self) -> str | None:
+        """Why base_paths() may miss files at base (GitHub listed only part of the tree), else None."""
+        partial = getattr(self.reader, "partial_listing", None)
+        return partial(self.base_sha) if partial is not None else None
+
     def without(self, patterns: tuple[str, ...]) -> ChangeSet:
         """This change set with the files matching patterns left out (config `exclude`)."""
         if not patterns:
