@@ -241,7 +241,7 @@ def test_file_without_patch_is_counted_and_only_a_file_that_matters_blocks_ready
     body = mine(st)[0]["body"]
     assert "Reviewed 1 of 2 changed files (1 without a reviewable diff)" in body
     assert ("Review not complete" in body) is (verdict == "needs-work")
-    assert any(f"{path} (GitHub gave no patch)" in n for n in ctx.report.notes) is (verdict == "needs-work")
+    assert any(f"{path} (no reviewable diff)" in n for n in ctx.report.notes) is (verdict == "needs-work")
 
 
 def test_a_truncated_tree_listing_says_so(gh):

@@ -211,3 +211,37 @@ def test_more_profiles_than_the_scan_reads_leave_the_review_not_complete(make_re
         "profiles that may point at a changed Prime-RL config (over 1 profile files; the first were read)",
     )
     assert report.verdict == "needs-work"
+
+
+def _modified(tmp_path: Path, capsys, base: str | bytes, head: str) -> tuple[int, dict]:
+    r = GitRepo(tmp_path / "repo")
+    r.commit({"AGENTS.md": AGENTS, "tests/test_a.py": base}, "base")
+    r.branch("pr")
+    r.commit({"tests/test_a.py": head}, "head")
+    saved = tmp_path / "report.json"
+    code = main(["check", "--repo", str(r.path), "--base", "main", "--output", str(saved)])
+    capsys.readouterr()
+    return code, json.loads(saved.read_text(encoding="utf-8"))
+
+
+DOCUMENTED = 'def test_a():\n    """Guards PR #4."""\n    assert f() == 1\n'
+
+
+def test_a_base_test_file_the_bot_cannot_read_leaves_the_review_not_complete(tmp_path, capsys):
+    # Which tests are new, and what a test expected before (AGT003), cannot be told from an unread base.
+    # Before: every test counted as new; these are documented, so: ready.
+    base = (DOCUMENTED + "# caf\u00e9\n").encode("latin-1")  # no coding line: no Python reads it
+    code, report = _modified(tmp_path, capsys, base, DOCUMENTED.replace("== 1", "== 2"))
+    assert report["incomplete"] == ["tests/test_a.py at base (not valid UTF-8 (byte 63))"]
+    assert code == 1 and report["verdict"] == "needs-work"
+
+
+def test_a_test_file_without_a_diff_to_read_leaves_bot_check_not_complete(tmp_path, capsys):
+    # One side over the cap: git prints no diff for it, the file is not reviewed. Before: "0 of 1 changed
+    # file reviewed", ready, exit 0 (`bot review` without a checkout already withheld ready).
+    code, report = _modified(
+        tmp_path, capsys, DOCUMENTED + "#\n" * MAX_TEXT_BYTES, DOCUMENTED.replace("== 1", "== 2")
+    )
+    assert report["incomplete"] == ["tests/test_a.py (no reviewable diff)"]
+    assert report["coverage"]["not_reviewed"] == ["tests/test_a.py"]
+    assert code == 1 and report["verdict"] == "needs-work"

@@ -7,13 +7,14 @@ import logging
 import re
 import tokenize
 from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from bot.git.diff import HUNK_HEADER, DiffError, parse_hunks
 from bot.git.local import GitReader, SourceError, load_changeset, open_repo, resolve
 from bot.github.api import Client, GitHubError, PullFile, PullInfo
+from bot.review.engine import matters
 from rules.core import globs
-from rules.core.config import CONFIG_PATH, Config
+from rules.core.config import Config
 from rules.core.models import (
     MAX_TEXT_BYTES,
     ChangeSet,
@@ -26,7 +27,6 @@ from rules.core.models import (
     oversized,
 )
 from rules.core.policy_files import is_policy_path
-from rules.testcode.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
 
@@ -431,17 +431,6 @@ def load_pull(
     )
 
 
-def matters(path: str, config: Config) -> bool:
-    """Whether a rule reads this file: tests, profiles, AGENTS.md, the bot's config."""
-    p = config.profiles
-    return (
-        path == CONFIG_PATH
-        or PurePosixPath(path).name == "AGENTS.md"
-        or is_test_path(path)
-        or globs.match(path, (*p.globs, *p.python_globs, *p.prime_rl_globs))
-    )
-
-
 def read_by_rules(path: str, config: Config) -> bool:
     """Whether a rule reads this file's text: what matters, any TOML (recognised by shape), Python modules
     the profile globs name (they may hold profile dicts), and CLAUDE.md."""
@@ -482,14 +471,10 @@ def read_faults(changeset: ChangeSet) -> dict[str, str]:
 def unreviewed_that_matter(changeset: ChangeSet, config: Config) -> tuple[str, ...]:
     """Files the review could not see although a rule would read them, each with why.
 
-    Unlisted files (GitHub's 3,000-file cap), files without a patch, and files whose read failed.
+    Unlisted files (GitHub's 3,000-file cap) and files whose read failed; the review itself names the
+    files without a patch (bot.review.engine, in every mode).
     """
-    missing = tuple(
-        f"{f.path} (GitHub gave no patch)"
-        for f in changeset.files
-        if f.patch_missing and matters(f.path, config)
-    )
-    missing += tuple(f"{path} ({why})" for path, why in read_faults(changeset).items())
+    missing = tuple(f"{path} ({why})" for path, why in read_faults(changeset).items())
     if changeset.files_unlisted:
         missing += (
             f"{changeset.files_unlisted} files beyond GitHub's {FILES_CAP:,}-file list (it stops there)",

@@ -417,7 +417,10 @@ def base_test_file(review: Review, f: FileChange) -> TestFile | None:
     def build() -> TestFile | None:
         try:
             text = review.changeset.base_text(base_path)
-        except UnreadableFile:
+        except UnreadableFile as exc:
+            # Which tests are new or changed, and what a test expected before, cannot be told: touched_tests
+            # makes the review not complete where a rule reads the file.
+            review.cache[f"tests.base_unread:{base_path}"] = exc.reason
             return None
         return None if text is None else parse_tests(base_path, text, frozenset(), runner_patterns(review))
 
@@ -598,6 +601,11 @@ def touched_tests(
     for tf, touched in _touched_by_file(ctx.review):
         if not ctx.applies(tf.path):
             continue
+        change = ctx.changeset.file(tf.path)
+        base_path = change.base_path if change is not None else None
+        unread_base = ctx.review.cache.get(f"tests.base_unread:{base_path}")
+        if base_path is not None and unread_base:
+            ctx.review.incomplete.setdefault(f"{base_path} at base", unread_base)
         if tf.error:
             if tf.unread:
                 ctx.review.incomplete.setdefault(tf.path, tf.error)
