@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -295,9 +296,9 @@ def permission(login: str, level: str) -> dict:
     return p
 
 
-def content(path: str, text: str) -> dict:
+def content(path: str, text: str | bytes) -> dict:
     c = example("content-file-response-if-content-is-a-file")
-    data = text.encode()
+    data = text.encode() if isinstance(text, str) else text
     c.update(path=path, name=path.rsplit("/", 1)[-1], size=len(data), encoding="base64")
     c["content"] = base64.b64encode(data).decode()
     return c
@@ -452,6 +453,9 @@ class PullState:
         self.lost_posts = 0  # comment POSTs that are stored but answered 502 (the write went through)
         self.race: list[dict] = []  # comments a concurrent run posts just before ours
         self.trees: dict[str, dict[str, str]] = {}  # commit SHA -> {path: text}, for reads without a checkout
+        # commit SHA -> how many entries a recursive listing of it gives before GitHub says `truncated`.
+        self.tree_cut: dict[str, int] = {}
+        self.folder_trees: dict[str, tuple[str, str]] = {}  # a folder's tree SHA -> (commit SHA, folder)
         # Error replies that take effect once the status comment is POSTed (a listing failing after it).
         self.fail_after_post: dict[tuple[str, str], list[tuple[int, dict, dict]]] = {}
         # Raw GraphQL replies (status, body text) served before any answer from trees (faults, malformed).
@@ -612,10 +616,43 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
             return 404, error("Not Found"), {}
         return 200, content(p["path"], text), {}
 
+    def folder_sha(commit: str, folder: str) -> str:
+        sha = hashlib.sha1(f"{commit}:{folder}".encode()).hexdigest()
+        st.folder_trees[sha] = (commit, folder)
+        return sha
+
     def get_tree(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
-        if p["tree_sha"] not in st.trees:
+        sha = p["tree_sha"]
+        if sha in st.trees and "recursive" in q:
+            listed = tree(sha, tuple(st.trees[sha]))
+            cut = st.tree_cut.get(sha)
+            if cut is not None:  # GitHub's order: each folder before its files, by path
+                folders = {f[:i] for f in st.trees[sha] for i, c in enumerate(f) if c == "/"}
+                every = [*listed["tree"], *(folder_entry(sha, d, d) for d in folders)]
+                every.sort(key=lambda e: e["path"])
+                listed.update(tree=every[:cut], truncated=True)
+            return 200, listed, {}
+        commit, folder = (sha, "") if sha in st.trees else st.folder_trees.get(sha, ("", ""))
+        if commit not in st.trees:
             return 404, error("Not Found"), {}
-        return 200, tree(p["tree_sha"], tuple(st.trees[p["tree_sha"]])), {}
+        # One folder: its files and its folders (with their tree SHAs), not what is below them.
+        prefix = folder + "/" if folder else ""
+        below = [f[len(prefix) :] for f in st.trees[commit] if f.startswith(prefix)]
+        files = tuple(f for f in below if "/" not in f)
+        listed = tree(sha, files)
+        names = sorted({f.split("/", 1)[0] for f in below if "/" in f})
+        listed["tree"] += [folder_entry(commit, prefix + n, n) for n in names]
+        return 200, listed, {}
+
+    def folder_entry(commit: str, folder: str, shown: str) -> dict:
+        sha = folder_sha(commit, folder)
+        return {
+            "path": shown,
+            "mode": "040000",
+            "type": "tree",
+            "sha": sha,
+            "url": f"{fake.root}/git/trees/{sha}",
+        }
 
     def create_review(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
         st.created_reviews.append(body)
@@ -710,7 +747,9 @@ def blobs_answer(sent: dict, trees: dict[str, dict[str, str]], repo: str) -> dic
         assert f"{alias}: object(expression: ${key})" in sent["query"], key
         rev, _, path = expression.partition(":")
         text = trees.get(rev, {}).get(path)
-        data = None if text is None else text.encode()
+        data = text.encode() if isinstance(text, str) else text
+        if isinstance(text, bytes):  # bytes that are no UTF-8 (a Latin-1 source): GitHub's text is Unicode
+            text = text.decode("utf-8", "replace")
         found[alias] = None if data is None else {"byteSize": len(data), "isTruncated": False, "text": text}
     assert "... on Blob { byteSize isTruncated text }" in sent["query"]
     body = {"data": {"repository": found}}

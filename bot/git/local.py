@@ -29,7 +29,7 @@ from rules.core.models import (
     FileStatus,
     PullRequest,
     UnreadableFile,
-    decode_text,
+    decode_python,
     oversized,
 )
 from rules.testcode.testfiles import collects, read_ahead
@@ -984,7 +984,7 @@ def _tests_ahead(reader: GitReader, changes: list[RawChange]) -> dict[str, tuple
         if data is None:
             continue
         try:
-            text = decode_text(c.path, data)
+            text = decode_python(c.path, data)  # as the change set decodes it (PEP 263)
             ahead = read_ahead(c.path, text)
         except Exception:  # noqa: BLE001 - no text, no parse or a fault in collecting: the rules' to report
             continue

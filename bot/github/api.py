@@ -98,6 +98,21 @@ class Blob(Frozen):
     truncated: bool = False
 
 
+class TreeEntry(Frozen):
+    """One entry of a Git tree listing: a file ("blob"), a folder ("tree") or a submodule ("commit")."""
+
+    path: str  # relative to the tree listed
+    type: str
+    sha: str
+
+
+class Tree(Frozen):
+    """A Git tree listing; truncated when GitHub stopped early (a recursive one past 100,000 entries)."""
+
+    entries: tuple[TreeEntry, ...]
+    truncated: bool = False
+
+
 class Annotation(Frozen):
     """A check-run annotation."""
 
@@ -132,7 +147,7 @@ class Client(Protocol):
     def permission(self, login: str) -> str: ...
     def read_file(self, ref: str, path: str) -> bytes | None: ...
     def read_blobs(self, wanted: tuple[tuple[str, str], ...]) -> dict[tuple[str, str], Blob | None]: ...
-    def tree_paths(self, ref: str) -> tuple[str, ...]: ...
+    def tree(self, ref: str, recursive: bool = True) -> Tree: ...
     def create_status(self, sha: str, state: str, description: str, context: str) -> None: ...
     def create_check_run(
         self,

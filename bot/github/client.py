@@ -30,6 +30,8 @@ from bot.github.api import (
     PullInfo,
     ReviewComment,
     ReviewInfo,
+    Tree,
+    TreeEntry,
 )
 from rules.core.models import MAX_TEXT_BYTES, oversized
 
@@ -399,23 +401,22 @@ class GitHubClient:
             out[key] = Blob.model_validate(_blob_fields(node)) if node else None
         return out
 
-    def tree_paths(self, ref: str) -> tuple[str, ...]:
-        def listing() -> tuple[tuple[str, ...], bool]:
-            tree = self._repo.get_git_tree(ref, recursive=True)
-            paths = tuple(e.path for e in tree.tree if e.type == "blob")
-            if not all(isinstance(p, str) for p in paths):
-                raise TypeError("a tree entry's path is not a string")
-            return paths, bool(tree.raw_data.get("truncated"))
+    def tree(self, ref: str, recursive: bool = True) -> Tree:
+        """The tree at ref (a commit or tree SHA): every entry below it when recursive, else its own entries.
 
-        paths, truncated = self._call(f"GET tree {ref[:12]}", listing)
-        if truncated:
-            # GitHub lists at most 100,000 entries (7 MB) of a recursive tree; say so rather than guess.
-            log.warning(
-                "GitHub listed only part of the files at %s (%d); files beyond it were not looked at",
-                ref[:12],
-                len(paths),
-            )
-        return paths
+        GitHub lists at most 100,000 entries (7 MB) of a recursive tree and then says `truncated`; the
+        caller decides what a partial listing means (bot.github.pull.ApiReader.list_paths).
+        """
+
+        def listing() -> Tree:
+            tree = self._repo.get_git_tree(ref, recursive=recursive)
+            entries = tuple(TreeEntry(path=e.path, type=e.type, sha=e.sha) for e in tree.tree)
+            truncated = tree.raw_data["truncated"]  # required by the schema
+            if not isinstance(truncated, bool):
+                raise TypeError("`truncated` is not a boolean")
+            return Tree(entries=entries, truncated=truncated)
+
+        return self._call(f"GET tree {ref[:12]}{'' if recursive else ' (one folder)'}", listing)
 
     def create_status(self, sha: str, state: str, description: str, context: str) -> None:
         body = {"state": state, "description": description[:140], "context": context}

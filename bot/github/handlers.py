@@ -36,7 +36,7 @@ from bot.github.pull import (
 from bot.github.suggest import Selection, note, select
 from bot.github.suggest import plan as plan_suggestions
 from bot.github.waivers import apply_waivers, stamp
-from bot.review.engine import labels_for, read_config, review
+from bot.review.engine import incomplete_note, labels_for, read_config, review
 from bot.review.render import MARKER
 from rules.catalog import REGISTRY
 from rules.core.config import CONFIG_PATH, Config, ConfigError, load_config
@@ -100,9 +100,10 @@ def _guard_partial(
     Findings on a file whose read failed are withheld: they would blame the file for GitHub's fault.
     """
     if not missing:
-        return report
-    shown = "; ".join(missing[:5]) + (f"; and {len(missing) - 5} more" if len(missing) > 5 else "")
-    note = f"Review not complete, so not marked ready: could not see {shown}."
+        return report  # the review itself may be not complete (a test file it could not read): kept
+    # One note for all: what the review itself could not read, then what the API did not give.
+    every = report.incomplete + tuple(m for m in missing if m not in report.incomplete)
+    notes = tuple(n for n in report.notes if not report.incomplete or n != incomplete_note(report.incomplete))
     findings = tuple(f for f in report.findings if f.path not in faults)
     coverage = report.coverage
     # Coverage counts the changed files: a failed read of AGENTS.md or of a file's base side is in the note.
@@ -121,8 +122,8 @@ def _guard_partial(
             "labels": labels_for("needs-work", config),
             "findings": findings,
             "coverage": coverage,
-            "notes": (*report.notes, note),
-            "incomplete": missing,
+            "notes": (*notes, incomplete_note(every)),
+            "incomplete": every,
         }
     )
 

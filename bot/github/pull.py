@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import re
+import tokenize
 from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from bot.git.diff import HUNK_HEADER, DiffError, parse_hunks
 from bot.git.local import GitReader, SourceError, load_changeset, open_repo, resolve
 from bot.github.api import Client, GitHubError, PullFile, PullInfo
+from bot.review.engine import matters
 from rules.core import globs
-from rules.core.config import CONFIG_PATH, Config
+from rules.core.config import Config
 from rules.core.models import (
     MAX_TEXT_BYTES,
     ChangeSet,
@@ -24,7 +27,6 @@ from rules.core.models import (
     oversized,
 )
 from rules.core.policy_files import is_policy_path
-from rules.testcode.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,10 @@ class ApiReader:
         # base (rev, path) -> (head (rev, path), patch, changes): a modified file's base, from head and patch.
         self._rebuild: dict[tuple[str, str], tuple[tuple[str, str], str, int]] = {}
         self.faults: dict[str, str] = {}
+        # The folders of every changed path, root ("") first: where the AGENTS.md that govern them are.
+        self._folders: set[str] = {""}
+        # rev -> why its file list is partial (GitHub truncated it); only the changed folders are whole.
+        self._partial: dict[str, str] = {}
 
     def expect(
         self, base_sha: str, head_sha: str, files: list[FileChange], patches: dict[str, tuple[str, int]]
@@ -66,6 +72,8 @@ class ApiReader:
         """What the files list says exists at each side; the text of files whose patch holds all of it; which
         base texts can be rebuilt from the head text and the patch. patches: path -> (patch, changes)."""
         for f in files:
+            for path in (f.path, f.base_path):
+                self._folders.update(folders_of(path) if path is not None else ())
             if f.status is not FileStatus.REMOVED:
                 self._listed.add((head_sha, f.path))
             if f.base_path is not None:
@@ -73,6 +81,8 @@ class ApiReader:
             if f.path not in patches or f.patch_missing:
                 continue
             patch, changes = patches[f.path]
+            if recoded(f.path, patch, patch=True):
+                continue  # GitHub's text of bytes in another encoding than UTF-8: read the bytes
             if f.status is FileStatus.ADDED:
                 self._blobs.setdefault((head_sha, f.path), whole_text(patch, added=True))
             elif f.status is FileStatus.REMOVED:
@@ -158,24 +168,102 @@ class ApiReader:
                 self._blobs[key] = self._fault(path, _GONE) if listed else None
             elif blob.size > MAX_TEXT_BYTES:
                 self._blobs[key] = oversized(path, blob.size)
-            elif blob.text is None:
+            elif blob.text is None and not path.endswith(".py"):
                 self._blobs[key] = UnreadableFile(path, "binary file (GitHub has no text for it)")
-            elif not blob.truncated:
+            elif blob.text is not None and not blob.truncated and not recoded(path, blob.text):
                 self._blobs[key] = blob.text.encode("utf-8")
-            # A truncated text is left out: a rule that reads it gets it from the contents API.
+            # A truncated text is left out: a rule that reads it gets it from the contents API. So is Python
+            # source GitHub has no text for or whose coding line names another encoding than UTF-8: its
+            # bytes, decoded as Python decodes them (rules.core.models.decode_python), are what it holds.
 
     def list_paths(self, rev: str) -> tuple[str, ...]:
         if rev not in self._paths:
-            self._paths[rev] = self.client.tree_paths(rev)
+            tree = self.client.tree(rev)
+            paths = tuple(e.path for e in tree.entries if e.type == "blob")
+            if tree.truncated:
+                self._partial[rev] = f"GitHub listed only part of the files at {rev[:12]} (over 100,000)"
+            self._paths[rev] = self._filled(rev, paths) if tree.truncated else paths
             # What the tree lists is there: GitHub then finding nothing at such a path is a fault too.
             self._listed.update((rev, path) for path in self._paths[rev])
         return self._paths[rev]
 
+    def partial_listing(self, rev: str) -> str | None:
+        """Why list_paths(rev) may miss files outside the changed files' folders, or None (see _filled)."""
+        return self._partial.get(rev)
 
+    def _filled(self, rev: str, paths: tuple[str, ...]) -> tuple[str, ...]:
+        """A truncated listing (GitHub stops a recursive one at 100,000 entries) with the files of every
+        folder on a changed path added, each folder read on its own, root first.
+
+        The policy that governs a file is the AGENTS.md (and CLAUDE.md) in its folder and the folders above
+        it, and pytest's settings are at the root: with those folders complete, every policy file the
+        review applies is seen, wherever the cut fell. Past TREE_READS folders, or when a read fails, the
+        review is not complete (a fault) rather than judged on a partial policy.
+        """
+        where = f"the file list at {rev[:12]}"
+        log.info("GitHub gave only part of %s (%d files); reading folders", where, len(paths))
+        folders = sorted(self._folders, key=lambda d: (d.count("/") + (d != ""), d))
+        if len(folders) > TREE_READS:
+            why = f"GitHub listed only part of it, and the {len(folders):,} folders of the changed files are "
+            self._fault(where, why + f"more than the {TREE_READS} the bot reads one by one")
+            return paths
+        found = dict.fromkeys(paths)
+        shas = {"": rev}  # each folder's tree SHA, from its parent's listing
+        for folder in folders:
+            sha = shas.get(folder)
+            if sha is None:
+                continue  # no such folder at rev (a changed file's new folder): no policy there
+            try:
+                tree = self.client.tree(sha, recursive=False)
+            except GitHubError as exc:
+                if exc.kind not in TRANSIENT:
+                    raise
+                failed = f"reading `{folder or '/'}` failed: {exc}"
+                self._fault(where, f"GitHub listed only part of it, and {failed}")
+                return tuple(found)
+            if tree.truncated:
+                self._fault(where, f"GitHub listed only part of it, and of `{folder or '/'}` too")
+                return tuple(found)
+            for e in tree.entries:
+                path = f"{folder}/{e.path}" if folder else e.path
+                if e.type == "blob":
+                    found[path] = None
+                elif e.type == "tree" and path in self._folders:
+                    shas[path] = e.sha
+        return tuple(found)
+
+
+def folders_of(path: str) -> tuple[str, ...]:
+    """The folders above path, nearest last: "a/b/c.py" -> ("a", "a/b"); the root ("") is not among them."""
+    parts = path.split("/")[:-1]
+    return tuple("/".join(parts[: i + 1]) for i in range(len(parts)))
+
+
+# Folders a truncated tree listing is completed with, one request each (see ApiReader._filled).
+TREE_READS = 200
 # Errors that fail one read (the review goes on, not complete); any other GitHubError ends the run.
 TRANSIENT = ("unavailable", "malformed")
 _GONE = "GitHub found no file at a path the pull request's files list names"
 _WHOLE = {True: re.compile(r"@@ -0,0 \+1(?:,(\d+))? @@"), False: re.compile(r"@@ -1(?:,(\d+))? \+0,0 @@")}
+
+
+def recoded(path: str, text: str, patch: bool = False) -> bool:
+    """Whether GitHub's text of a file (Unicode; or a patch of it) may not be the file as Python reads it:
+    Python source whose coding line (PEP 263) names another encoding than UTF-8 or cannot be used, or whose
+    text holds U+FFFD (GitHub's stand-in for bytes that are not UTF-8). Its bytes are then read instead.
+    """
+    if not path.endswith(".py"):
+        return False
+    if "\ufffd" in text:
+        return True
+    lines = text.split("\n", 3)
+    if patch:  # the file's first lines, when the patch starts at them: the hunk header, then signed lines
+        lines = [line[1:] for line in lines[1:3]] if text.startswith(("@@ -0,0 +1", "@@ -1")) else []
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO("\n".join(lines[:2]).encode("utf-8")).readline)
+    except SyntaxError:
+        return True
+    return encoding not in ("utf-8", "utf-8-sig")
 
 
 def whole_text(patch: str, added: bool) -> bytes | None:
@@ -343,17 +431,6 @@ def load_pull(
     )
 
 
-def matters(path: str, config: Config) -> bool:
-    """Whether a rule reads this file: tests, profiles, AGENTS.md, the bot's config."""
-    p = config.profiles
-    return (
-        path == CONFIG_PATH
-        or PurePosixPath(path).name == "AGENTS.md"
-        or is_test_path(path)
-        or globs.match(path, (*p.globs, *p.python_globs, *p.prime_rl_globs))
-    )
-
-
 def read_by_rules(path: str, config: Config) -> bool:
     """Whether a rule reads this file's text: what matters, any TOML (recognised by shape), Python modules
     the profile globs name (they may hold profile dicts), and CLAUDE.md."""
@@ -394,14 +471,10 @@ def read_faults(changeset: ChangeSet) -> dict[str, str]:
 def unreviewed_that_matter(changeset: ChangeSet, config: Config) -> tuple[str, ...]:
     """Files the review could not see although a rule would read them, each with why.
 
-    Unlisted files (GitHub's 3,000-file cap), files without a patch, and files whose read failed.
+    Unlisted files (GitHub's 3,000-file cap) and files whose read failed; the review itself names the
+    files without a patch (bot.review.engine, in every mode).
     """
-    missing = tuple(
-        f"{f.path} (GitHub gave no patch)"
-        for f in changeset.files
-        if f.patch_missing and matters(f.path, config)
-    )
-    missing += tuple(f"{path} ({why})" for path, why in read_faults(changeset).items())
+    missing = tuple(f"{path} ({why})" for path, why in read_faults(changeset).items())
     if changeset.files_unlisted:
         missing += (
             f"{changeset.files_unlisted} files beyond GitHub's {FILES_CAP:,}-file list (it stops there)",

@@ -49,7 +49,9 @@ def apply_waivers(
         else:
             lapsed.append(w)
     findings = tuple(f for f in report.findings if f.rule not in active)
-    verdict = "needs-work" if any(f.severity is Severity.ERROR for f in findings) else "ready"
+    # Waivers take away findings, never the files the review could not see.
+    errors = any(f.severity is Severity.ERROR for f in findings)
+    verdict = "needs-work" if errors or report.incomplete else "ready"
     notes = tuple(
         f"The waiver of {w.rule} by {w.by or 'someone'} lapsed: the code it covered changed." for w in lapsed
     )

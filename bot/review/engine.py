@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import PurePosixPath
 
 from bot.git.gcpause import paused
 from rules.agents_md.reader import load_policy, warm
 from rules.catalog import REGISTRY
+from rules.core import globs
 from rules.core.base import Context, Review, Rule, Statement
 from rules.core.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
 from rules.core.models import (
@@ -21,6 +23,7 @@ from rules.core.models import (
     UnreadableFile,
     Verdict,
 )
+from rules.testcode.testfiles import is_test_path
 from rules.testcode.waivers import apply_waivers
 from rules.training.profiles import profile_searches, profile_table
 
@@ -64,6 +67,23 @@ def labels_for(verdict: str, config: Config) -> tuple[str, ...]:
     if verdict == "ready":
         return (names.ready, names.pending)
     return (names.needs_work,)
+
+
+def matters(path: str, config: Config) -> bool:
+    """Whether a rule reads this file: tests, profiles, AGENTS.md, the bot's config."""
+    p = config.profiles
+    return (
+        path == CONFIG_PATH
+        or PurePosixPath(path).name == "AGENTS.md"
+        or is_test_path(path)
+        or globs.match(path, (*p.globs, *p.python_globs, *p.prime_rl_globs))
+    )
+
+
+def incomplete_note(missing: tuple[str, ...]) -> str:
+    """The note of a review that could not see files a rule reads (missing: each "path (why)")."""
+    shown = "; ".join(missing[:5]) + (f"; and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return f"Review not complete, so not marked ready: could not see {shown}."
 
 
 def enabled(rule: Rule, config: Config, statements: Mapping[str, Sequence[Statement]]) -> bool:
@@ -145,15 +165,22 @@ def _review(
             findings.extend(_run(rule, state))
     findings, waivers = apply_waivers(state, findings)
     findings.sort(key=lambda f: (f.path or "", f.line or 0, f.rule))
-    verdict: Verdict = "needs-work" if any(f.severity is Severity.ERROR for f in findings) else "ready"
+    # A file a rule needed but could not read leaves the review not complete: never ready, in every mode.
     unreviewed = tuple(f.path for f in changeset.files if f.patch_missing)
+    # A file with no diff to read (binary to git, over the size cap, no patch from GitHub) that a rule reads.
+    unseen = {path: "no reviewable diff" for path in unreviewed if matters(path, config)}
+    incomplete = tuple(f"{path} ({why})" for path, why in {**unseen, **state.incomplete}.items())
+    errors = any(f.severity is Severity.ERROR for f in findings)
+    verdict: Verdict = "needs-work" if errors or incomplete else "ready"
+    notes = (*policy.notes(), *([config_note] if config_note else []))
     return Report(
         verdict=verdict,
         labels=labels_for(verdict, config),
         findings=tuple(findings),
         profiles=profile_table(state),
         waivers=tuple(waivers),
-        notes=(*policy.notes(), *([config_note] if config_note else [])),
+        notes=(*notes, incomplete_note(incomplete)) if incomplete else notes,
+        incomplete=incomplete,
         policy_files=policy.paths,
         policy_changes=policy.changes,
         coverage=Coverage(

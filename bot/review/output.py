@@ -22,9 +22,11 @@ def to_json(report: Report) -> str:
 
 
 def exit_code(report: Report, fail_level: str) -> int:
-    """1 when a finding at or above fail_level exists, else 0."""
+    """1 when a finding at or above fail_level exists or the review is not complete, else 0."""
     if fail_level == "none":
         return 0
+    if report.incomplete:
+        return 1  # files a rule needed went unseen: whatever was found, this is no pass
     threshold = Severity(fail_level).rank
     return 1 if any(f.severity.rank >= threshold for f in report.findings) else 0
 

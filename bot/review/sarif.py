@@ -121,6 +121,11 @@ def to_sarif(report: Report) -> dict[str, Any]:
                     "associatedRule": {"id": f.rule, "index": index[f.rule]},
                 }
             )
+    # A review that could not see files a rule reads did not do its whole job: say so where SARIF says it.
+    notifications += [
+        {"level": "error", "message": {"text": f"Review not complete: could not see {missing}."}}
+        for missing in report.incomplete
+    ]
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -133,7 +138,7 @@ def to_sarif(report: Report) -> dict[str, Any]:
         "results": results,
         "invocations": [
             {
-                "executionSuccessful": True,
+                "executionSuccessful": not report.incomplete,
                 **({"toolExecutionNotifications": notifications} if notifications else {}),
             }
         ],

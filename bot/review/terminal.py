@@ -91,6 +91,8 @@ def profile_table(p: ProfileMath, paint: _Paint) -> list[str]:
 def summary_line(report: Report, paint: _Paint, scope: str | None = None) -> str:
     """`needs work: 1 error, 0 warnings, 1 notice; 3 of 3 changed files reviewed (main..HEAD)`."""
     verdict = "ready for review" if report.verdict == "ready" else "needs work"
+    if report.incomplete:
+        verdict = "not complete"  # which files and why are in the note above
     counts = ", ".join(_plural(report.count(s), s.value) for s in Severity)
     cov = report.coverage
     files = f"{cov.files_reviewed} of {_plural(cov.files_changed, 'changed file')} reviewed"

@@ -51,6 +51,9 @@ class Review:
     # imports the rules and so cannot be imported by them.
     rule_codes: frozenset[str] = frozenset()
     cache: dict[str, Any] = field(default_factory=dict)
+    # Files a rule needed but could not read, path -> why (a test file over the size cap, in no encoding
+    # Python takes): the review is then not complete, and never ready.
+    incomplete: dict[str, str] = field(default_factory=dict)
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:
         """Compute once per review what several rules need (parsed tests, profiles)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import tokenize
 from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Literal, Protocol
@@ -131,6 +133,38 @@ def decode_text(path: str, data: bytes, limit: int = MAX_TEXT_BYTES) -> str:
     return text.removeprefix("\ufeff")
 
 
+def decode_python(path: str, data: bytes, limit: int = MAX_TEXT_BYTES) -> str:
+    """Decode untrusted Python source as Python does (PEP 263), or raise UnreadableFile saying why.
+
+    A UTF-8 byte order mark, else a coding line (`# -*- coding: latin-1 -*-`) on line 1 or 2, else UTF-8:
+    a valid test file in Latin-1 is read as Python reads it, not refused as "not valid UTF-8".
+    tokenize.detect_encoding only looks at the bytes it is handed (no I/O).
+    """
+    if len(data) > limit:
+        raise oversized(path, len(data), limit)
+    if b"\x00" in data:
+        raise UnreadableFile(path, "file contains NUL bytes")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        if not str(exc.msg).startswith("invalid or missing encoding declaration"):
+            # A BOM with another coding, or a codec Python does not know.
+            raise UnreadableFile(path, f"its encoding cannot be used ({exc.msg})") from None
+        encoding = "utf-8"  # no coding line and a first line that is not UTF-8: the decode says where
+    try:
+        # Python reads the coding line itself in that encoding: one that is not ASCII-compatible (UTF-16)
+        # fails there, and so here; so does one that is no text encoding (rot13), in decode.
+        if b"#\n".decode(encoding) != "#\n":
+            raise LookupError(encoding)
+        text = data.decode(encoding)
+    except LookupError:
+        raise UnreadableFile(path, f"Python source cannot be in its declared encoding {encoding!r}") from None
+    except UnicodeDecodeError as exc:
+        name = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else encoding
+        raise UnreadableFile(path, f"not valid {name} (byte {exc.start})") from None
+    return text.removeprefix("\ufeff")
+
+
 class PullRequest(Frozen):
     """What the review knows of the pull request itself (empty in plain local mode)."""
 
@@ -190,7 +224,8 @@ class ChangeSet(BaseModel):
                     data = self._raw.pop(key)
                 else:
                     data = self.reader.read(rev, path) if self.reader is not None else None
-                self._cache[key] = None if data is None else decode_text(path, data)
+                decode = decode_python if path.endswith(".py") else decode_text
+                self._cache[key] = None if data is None else decode(path, data)
             except UnreadableFile as exc:
                 self._errors[key] = exc
                 raise
@@ -285,6 +320,11 @@ class ChangeSet(BaseModel):
         if self.exclude:
             paths = tuple(p for p in paths if not globs.match(p, self.exclude))
         return paths
+
+    def base_paths_partial(self) -> str | None:
+        """Why base_paths() may miss files at base (GitHub listed only part of the tree), else None."""
+        partial = getattr(self.reader, "partial_listing", None)
+        return partial(self.base_sha) if partial is not None else None
 
     def without(self, patterns: tuple[str, ...]) -> ChangeSet:
         """This change set with the files matching patterns left out (config `exclude`)."""

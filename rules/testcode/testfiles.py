@@ -76,6 +76,9 @@ class TestFile:
     tests: tuple[TestFunction, ...]
     error: str | None = None  # why the file could not be parsed
     error_line: int | None = None
+    # The error is the bot's view failing (the file could not be read, or was too deep to walk), not a
+    # syntax error Python would raise too: its tests went unseen, so the review is not complete.
+    unread: bool = False
     text: str = field(default="", compare=False, repr=False)
     docstring: str | None = None  # the module's
     # The parsed module, for rules that follow a test into the helpers it calls.
@@ -369,7 +372,7 @@ def parse_tests(
     try:
         collector.walk(tree.body, "", False)
     except RecursionError:
-        return TestFile(path=path, tests=(), error="file is too deeply nested to analyse")
+        return TestFile(path=path, tests=(), error="file is too deeply nested to analyse", unread=True)
     return TestFile(
         path=path, tests=tuple(collector.found), text=text, docstring=ast.get_docstring(tree), module=tree
     )
@@ -379,7 +382,7 @@ def _parse_change(review: Review, f: FileChange) -> TestFile:
     try:
         text = review.changeset.head_text(f.path)
     except UnreadableFile as exc:
-        return TestFile(path=f.path, tests=(), error=exc.reason)
+        return TestFile(path=f.path, tests=(), error=exc.reason, unread=True)
     if text is None:
         return TestFile(path=f.path, tests=())
     # The loader may have read it already, beside git's work (bot.git.local).
@@ -414,7 +417,10 @@ def base_test_file(review: Review, f: FileChange) -> TestFile | None:
     def build() -> TestFile | None:
         try:
             text = review.changeset.base_text(base_path)
-        except UnreadableFile:
+        except UnreadableFile as exc:
+            # Which tests are new or changed, and what a test expected before, cannot be told: touched_tests
+            # makes the review not complete where a rule reads the file.
+            review.cache[f"tests.base_unread:{base_path}"] = exc.reason
             return None
         return None if text is None else parse_tests(base_path, text, frozenset(), runner_patterns(review))
 
@@ -584,7 +590,8 @@ def touched_tests(
     """Tests the change added (or, unless new_only, whose code it changed) where the rule applies.
 
     A test file that cannot be parsed becomes one notice naming the file, the reason and the line. The
-    first rule that reaches it reports it, so several rules do not repeat the same syntax error. In the
+    first rule that reaches it reports it, so several rules do not repeat the same syntax error. One the
+    bot could not read (see TestFile.unread) also makes the review not complete (Review.incomplete). In the
     tests returned, `added` says whether the test is new (see test_states), not only whether its `def`
     line is.
     """
@@ -594,7 +601,14 @@ def touched_tests(
     for tf, touched in _touched_by_file(ctx.review):
         if not ctx.applies(tf.path):
             continue
+        change = ctx.changeset.file(tf.path)
+        base_path = change.base_path if change is not None else None
+        unread_base = ctx.review.cache.get(f"tests.base_unread:{base_path}")
+        if base_path is not None and unread_base:
+            ctx.review.incomplete.setdefault(f"{base_path} at base", unread_base)
         if tf.error:
+            if tf.unread:
+                ctx.review.incomplete.setdefault(tf.path, tf.error)
             if tf.path not in reported:
                 reported.add(tf.path)
                 where = f" at line {tf.error_line}" if tf.error_line else ""

@@ -502,6 +502,13 @@ def _dependents(review: Review, changed: list[ProfileFile]) -> list[ProfileFile]
     candidates = [
         p for p in review.changeset.base_paths() if p not in changed_paths and kind_of(p, review) == PROFILE
     ]
+    # A profile that points at a changed config, unseen, leaves the step math and its findings partial.
+    unseen = "profiles that may point at a changed Prime-RL config"
+    partial = review.changeset.base_paths_partial()
+    if partial:
+        review.incomplete.setdefault(unseen, partial)
+    if len(candidates) > MAX_DEPENDENT_SCAN:
+        review.incomplete.setdefault(unseen, f"over {MAX_DEPENDENT_SCAN} profile files; the first were read")
     for path in candidates[:MAX_DEPENDENT_SCAN]:
         entries, error = _side(review, PROFILE, path, head=True)
         if error:
