@@ -546,6 +546,10 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
         if c is None:
             return 422, error("Validation Failed"), {}
         c["body"] = body["body"]
+        # GitHub stamps every edit: a second after the latest time the fake has shown, so times only grow.
+        latest = max(max(x["created_at"], x["updated_at"]) for x in st.comments)
+        when = datetime.strptime(latest, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) + timedelta(seconds=1)
+        c["updated_at"] = when.strftime("%Y-%m-%dT%H:%M:%SZ")
         return 200, c, {}
 
     def delete_comment(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
@@ -745,8 +749,14 @@ def pr_event(action: str, st: PullState, changes: dict | None = None) -> dict:
 
 
 def comment_event(
-    body: str, login: str = "alice", st: PullState | None = None, on_pr: bool = True, kind: str = "User"
+    body: str,
+    login: str = "alice",
+    st: PullState | None = None,
+    on_pr: bool = True,
+    kind: str = "User",
+    created: str = "2026-03-01T00:00:00Z",
 ) -> dict:
+    """An issue_comment delivery; created defaults to after every status comment the fake writes in a test."""
     p = payload("issue_comment", "created.payload.json")
     number = st.number if st else 7
     p["issue"]["number"] = number
@@ -759,6 +769,7 @@ def comment_event(
             "merged_at": None,
         }
     p["comment"]["body"] = body
+    p["comment"]["created_at"] = p["comment"]["updated_at"] = created
     p["comment"]["user"]["login"] = login
     p["comment"]["user"]["type"] = kind
     validate_payload("issue_comment", "created", p)

@@ -67,6 +67,8 @@ class Comment(Frozen):
     author_type: str = "User"
     body: str = ""
     created_at: str = ""
+    # When the body was last edited (created_at for a comment never edited): what a reader saw at a time.
+    updated_at: str = ""
 
 
 class ReviewComment(Frozen):

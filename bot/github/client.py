@@ -514,6 +514,7 @@ def _comment(data: Any) -> Comment:
         author_type=kind,
         body=data.get("body") or "",
         created_at=data.get("created_at") or "",
+        updated_at=data.get("updated_at") or data.get("created_at") or "",
     )
 
 

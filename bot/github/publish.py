@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from bot.github.api import Annotation, Client, Comment, GitHubError, PullInfo, ReviewComment, ReviewInfo
 from bot.github.suggest import SuggestionPlan
+from bot.github.waivers import key
 from bot.review.render import COMMENT_LIMIT, MARKER, render_comment
 from rules.core.config import Config
 from rules.core.models import Frozen, Report, Severity, Waiver
@@ -49,6 +50,13 @@ class State(Frozen):
     head: str | None = None
     status: str | None = None
     waivers: tuple[Waiver, ...] = ()
+    # The findings ("RULE:path") this version of the comment shows, what `@bot waive` may bind to; None in a
+    # comment written before keys were kept.
+    shown: tuple[str, ...] | None = None
+    # Those of the version this one replaced, and when GitHub says that version was written: a command
+    # written between then and this version's edit saw the earlier keys (bot/github/handlers.py).
+    earlier: tuple[str, ...] | None = None
+    earlier_at: str | None = None
 
 
 class StatusPlan(Frozen):
@@ -424,13 +432,24 @@ def plan_publish(
     same_status = state.head == info.head_sha and state.status == status.digest
     # Only waivers from comment commands live in the state; in-code waivers are found in the code each run.
     kept = tuple(w for w in report.waivers if w.fingerprint is not None)
-    new_state = State(head=info.head_sha, status=status.digest, waivers=kept)
-    body = comment_body(report, new_state)
+    shown = tuple(sorted({key(f) for f in report.findings}))
+    new_state = State(head=info.head_sha, status=status.digest, waivers=kept, shown=shown)
     mine = ours(comments, identity)
     add, remove = label_changes(info.labels, report.labels, config)
     if mine:
         keep = mine[0]
+        # Unchanged, the comment keeps its history; an edit records the version it replaces and since when
+        # GitHub showed it, so a waive command written before this edit binds to what its writer saw.
+        same = new_state.model_copy(update={"earlier": state.earlier, "earlier_at": state.earlier_at})
+        body = comment_body(report, same)
         action = "none" if keep.body == body else "update"
+        if action == "update":
+            body = comment_body(
+                report,
+                new_state.model_copy(
+                    update={"earlier": state.shown, "earlier_at": keep.updated_at or keep.created_at or None}
+                ),
+            )
         return Plan(
             number=info.number,
             head_sha=info.head_sha,
@@ -446,7 +465,7 @@ def plan_publish(
     return Plan(
         number=info.number,
         head_sha=info.head_sha,
-        comment_body=body,
+        comment_body=comment_body(report, new_state),
         comment_action="create",
         add_labels=add,
         remove_labels=remove,
