@@ -466,6 +466,13 @@ class PullState:
         return self._id
 
 
+# Fields of a full pull request that the list's "pull-request-simple" items do not carry.
+PULL_ONLY = frozenset(
+    {"merged", "mergeable", "rebaseable", "mergeable_state", "merged_by", "comments", "review_comments",
+     "maintainer_can_modify", "commits", "additions", "deletions", "changed_files"}
+)  # fmt: skip
+
+
 def _regex(root: str, template: str, repo: str) -> re.Pattern[str]:
     owner, name = repo.split("/")
     path = template.replace("{owner}", owner).replace("{repo}", name)
@@ -641,8 +648,22 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
         st.review_comments.remove(c)
         return 204, None, {}
 
+    def list_pulls(p: dict, q: dict, body: Any) -> tuple[int, list, dict]:
+        # `head=OWNER:BRANCH` (the head repository's owner, the branch) and `state`, as GitHub filters them.
+        labels = tuple(st.labels)
+        data = pull(st.number, st.head, st.base, st.author, labels, st.draft, 0, head_repo=st.head_repo)
+        data["state"] = st.state
+        simple = {k: v for k, v in data.items() if k not in PULL_ONLY}
+        owner = st.head_repo.split("/")[0]
+        match = q.get("head") in (None, f"{owner}:{data['head']['ref']}") and q.get("state", "open") in (
+            st.state,
+            "all",
+        )
+        return paged("/repos/{owner}/{repo}/pulls", [simple] if match else [], q)
+
     pulls = "/repos/{owner}/{repo}/pulls/{pull_number}"
     issue = "/repos/{owner}/{repo}/issues/{issue_number}"
+    route("GET", "/repos/{owner}/{repo}/pulls", list_pulls)
     route(
         "GET",
         pulls + "/comments",
@@ -799,6 +820,7 @@ def run_event(
     head_branch: str = "feature",
     repository: str = "octo/repo",
     event: str = "pull_request",
+    conclusion: str = "success",
 ) -> dict:
     """A `workflow_run` completed delivery for the run that reviewed st's head; GitHub lists no pull requests
     on it when the head repository is a fork, and the one pull request otherwise."""
@@ -825,7 +847,7 @@ def run_event(
             "name": "bot review",
             "event": event,
             "status": "completed",
-            "conclusion": "success",
+            "conclusion": conclusion,
             "head_sha": head_sha,
             "head_branch": head_branch,
             "head_repository": _repo(head_repo, 2),
