@@ -169,10 +169,9 @@ def pulls_of_run(client, run) -> tuple:  # type: ignore[no-untyped-def]
     found = []
     for number in dict.fromkeys(numbers):
         info = client.pull(number)
-        same_head = (
-            run.pull_requests
-            or (info.head_repo or "").lower() == (head_repo or "").lower()
-            and info.head_ref == run.head_branch
+        # GitHub's own list on the run names its pull requests; one found by owner and branch must match both.
+        same_head = bool(run.pull_requests) or (
+            (info.head_repo or "").lower() == (head_repo or "").lower() and info.head_ref == run.head_branch
         )
         if not same_head or info.state != "open":
             continue
