@@ -470,6 +470,13 @@ class PullState:
         return self._id
 
 
+# Fields of a full pull request that the list's "pull-request-simple" items do not carry.
+PULL_ONLY = frozenset(
+    {"merged", "mergeable", "rebaseable", "mergeable_state", "merged_by", "comments", "review_comments",
+     "maintainer_can_modify", "commits", "additions", "deletions", "changed_files"}
+)  # fmt: skip
+
+
 def _regex(root: str, template: str, repo: str) -> re.Pattern[str]:
     owner, name = repo.split("/")
     path = template.replace("{owner}", owner).replace("{repo}", name)
@@ -550,6 +557,10 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
         if c is None:
             return 422, error("Validation Failed"), {}
         c["body"] = body["body"]
+        # GitHub stamps every edit: a second after the latest time the fake has shown, so times only grow.
+        latest = max(max(x["created_at"], x["updated_at"]) for x in st.comments)
+        when = datetime.strptime(latest, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) + timedelta(seconds=1)
+        c["updated_at"] = when.strftime("%Y-%m-%dT%H:%M:%SZ")
         return 200, c, {}
 
     def delete_comment(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
@@ -674,8 +685,22 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
         st.review_comments.remove(c)
         return 204, None, {}
 
+    def list_pulls(p: dict, q: dict, body: Any) -> tuple[int, list, dict]:
+        # `head=OWNER:BRANCH` (the head repository's owner, the branch) and `state`, as GitHub filters them.
+        labels = tuple(st.labels)
+        data = pull(st.number, st.head, st.base, st.author, labels, st.draft, 0, head_repo=st.head_repo)
+        data["state"] = st.state
+        simple = {k: v for k, v in data.items() if k not in PULL_ONLY}
+        owner = st.head_repo.split("/")[0]
+        match = q.get("head") in (None, f"{owner}:{data['head']['ref']}") and q.get("state", "open") in (
+            st.state,
+            "all",
+        )
+        return paged("/repos/{owner}/{repo}/pulls", [simple] if match else [], q)
+
     pulls = "/repos/{owner}/{repo}/pulls/{pull_number}"
     issue = "/repos/{owner}/{repo}/issues/{issue_number}"
+    route("GET", "/repos/{owner}/{repo}/pulls", list_pulls)
     route(
         "GET",
         pulls + "/comments",
@@ -784,8 +809,14 @@ def pr_event(action: str, st: PullState, changes: dict | None = None) -> dict:
 
 
 def comment_event(
-    body: str, login: str = "alice", st: PullState | None = None, on_pr: bool = True, kind: str = "User"
+    body: str,
+    login: str = "alice",
+    st: PullState | None = None,
+    on_pr: bool = True,
+    kind: str = "User",
+    created: str = "2026-03-01T00:00:00Z",
 ) -> dict:
+    """An issue_comment delivery; created defaults to after every status comment the fake writes in a test."""
     p = payload("issue_comment", "created.payload.json")
     number = st.number if st else 7
     p["issue"]["number"] = number
@@ -798,6 +829,7 @@ def comment_event(
             "merged_at": None,
         }
     p["comment"]["body"] = body
+    p["comment"]["created_at"] = p["comment"]["updated_at"] = created
     p["comment"]["user"]["login"] = login
     p["comment"]["user"]["type"] = kind
     validate_payload("issue_comment", "created", p)
@@ -827,6 +859,7 @@ def run_event(
     head_branch: str = "feature",
     repository: str = "octo/repo",
     event: str = "pull_request",
+    conclusion: str = "success",
 ) -> dict:
     """A `workflow_run` completed delivery for the run that reviewed st's head; GitHub lists no pull requests
     on it when the head repository is a fork, and the one pull request otherwise."""
@@ -853,7 +886,7 @@ def run_event(
             "name": "bot review",
             "event": event,
             "status": "completed",
-            "conclusion": "success",
+            "conclusion": conclusion,
             "head_sha": head_sha,
             "head_branch": head_branch,
             "head_repository": _repo(head_repo, 2),

@@ -317,9 +317,10 @@ def test_duplicate_that_cannot_be_checked_is_said_and_the_run_exits_non_zero(gh,
 def test_a_waiver_is_kept_through_a_review_that_could_not_read_its_file(gh, make_repo):
     from bot.github.handlers import Context, review_pull
     from bot.github.publish import decode_state
-    from tests.test_handlers import comment, thread_builder
+    from tests.test_handlers import comment, first_review, thread_builder
 
     r, st = thread_builder(gh, make_repo)()
+    first_review(gh, r)
     comment(gh, r, st, "@bot waive AGT001 intended", "bob")
     assert len(decode_state(mine(st)[0]["body"]).waivers) == 1
     # Without a checkout, GitHub cannot give the waived test file: its code cannot be compared.

@@ -131,15 +131,16 @@ def test_permission_lookup_failure_denies(gh, setup, status):
 )
 def test_waive_command_permissions(gh, setup, login, allowed, reason):
     r, st = setup()
+    first_review(gh, r)
     ctx = comment(gh, r, st, "@bot waive AGT001 fixture data, not a regression test", login)
     if allowed:
         assert ctx.report.findings == () and ctx.report.verdict == "ready"
         (w,) = decode_state(mine(st)[0]["body"]).waivers
         assert (w.rule, w.by, w.reason) == ("AGT001", login, "fixture data, not a regression test")
-        assert w.at == "2019-05-15T15:20:21Z" and w.fingerprint
-        assert "Waived" in mine(st)[0]["body"] and st.labels == READY
+        assert w.at == "2026-03-01T00:00:00Z" and w.fingerprint and w.keys == ("AGT001:tests/test_a.py",)
+        assert "Waived" in mine(st)[0]["body"] and st.labels == READY and replies(st) == []
     else:
-        assert reason in replies(st)[0] and mine(st) == []
+        assert reason in replies(st)[0] and decode_state(mine(st)[0]["body"]).waivers == ()
     if login == "alice":
         assert (PERMISSION[0], PERMISSION[1].format("alice")) not in gh.calls()
 
@@ -193,8 +194,14 @@ def test_comment_for_another_handle_stops_after_reading_config(gh, setup):
     assert len(mine(st)) == 1
 
 
+def first_review(gh, r) -> None:
+    """The review a pull request gets when opened: the status comment a waive command's writer reads."""
+    review_pull(Context(client=github_client(gh), checkout=r.path, echo=lambda s: None), 7)
+
+
 def test_waiver_survives_later_runs_until_the_code_changes(gh, setup):
     r, st = setup()
+    first_review(gh, r)
     comment(gh, r, st, "@bot waive AGT001 intended", "bob")
     ctx = Context(client=github_client(gh), checkout=r.path)
     review_pull(ctx, 7)
@@ -210,6 +217,7 @@ def test_waiver_survives_later_runs_until_the_code_changes(gh, setup):
 
 def test_waiver_text_is_sanitised_in_the_comment(gh, setup):
     r, st = setup()
+    first_review(gh, r)
     comment(gh, r, st, "@bot waive AGT001 see @org/team and #12 <img src=x>", "bob")
     body = mine(st)[0]["body"]
     assert "<img" not in body and "@org/team" not in body and "#12" not in body
@@ -254,6 +262,7 @@ def test_review_event_without_checkout_reads_config_from_the_api(gh, setup):
 def test_comment_waivers_and_in_code_waivers_coexist(gh, setup):
     waived = "def test_regression():  # bot: ignore[AGT001] exercised by the nightly job\n    assert True\n"
     r, st = setup(head={"tests/test_a.py": NEW_TEST, "tests/test_b.py": waived})
+    first_review(gh, r)
     comment(gh, r, st, "@bot waive AGT001 intended", "bob")
     ctx = Context(client=github_client(gh), checkout=r.path)
     review_pull(ctx, 7)
@@ -283,3 +292,96 @@ def test_denied_and_allowed_commands_share_one_reply(gh, setup):
     assert ctx.report is None
     (reply,) = replies(st)
     assert "`@bot waive` was not run" in reply and "@bot waive RULE reason" in reply
+
+
+OTHER_TEST = 'def test_other():\n    """Checks another thing no longer overflows."""\n    assert 2 + 2 == 4\n'
+
+
+def _push_other_test(r, st) -> None:
+    st.head = r.commit({"tests/test_b.py": OTHER_TEST}, "push a second unreferenced test")
+    st.files.append(ghapi.pr_file("tests/test_b.py", status="added"))
+
+
+def test_waiver_does_not_cover_a_finding_pushed_after_it_was_written(gh, setup):
+    """Break 4: the comment showed tests/test_a.py; a push adds tests/test_b.py before the command runs."""
+    r, st = setup()
+    first_review(gh, r)
+    assert decode_state(mine(st)[0]["body"]).shown == ("AGT001:tests/test_a.py",)
+    _push_other_test(r, st)
+    ctx = comment(gh, r, st, "@bot waive AGT001 fixture data", "bob")
+    assert [(f.rule, f.path) for f in ctx.report.findings] == [("AGT001", "tests/test_b.py")]
+    assert ctx.report.verdict == "needs-work" and st.labels == ["status:needs-work"]
+    (w,) = decode_state(mine(st)[0]["body"]).waivers
+    assert w.keys == ("AGT001:tests/test_a.py",)
+    (reply,) = replies(st)
+    assert "@bob" in reply and "does not cover tests/test_b.py" in reply and "test_a.py" not in reply
+    # Later runs keep waiving test_a.py alone.
+    ctx = Context(client=github_client(gh), checkout=r.path)
+    review_pull(ctx, 7)
+    assert [f.path for f in ctx.report.findings] == ["tests/test_b.py"]
+
+
+def test_waiver_written_before_the_status_comment_changed_binds_what_its_writer_saw(gh, setup):
+    """The push's review edits the status comment after the command was written, before it is processed."""
+    r, st = setup()
+    first_review(gh, r)
+    written = mine(st)[0]["updated_at"]  # the writer read the first version
+    _push_other_test(r, st)
+    first_review(gh, r)  # the push's run: the comment now shows test_a.py and test_b.py
+    state = decode_state(mine(st)[0]["body"])
+    assert state.shown == ("AGT001:tests/test_a.py", "AGT001:tests/test_b.py")
+    assert state.earlier == ("AGT001:tests/test_a.py",) and state.earlier_at == written
+    assert mine(st)[0]["updated_at"] > written
+    ctx = deliver(
+        gh, r, "issue_comment", ghapi.comment_event("@bot waive AGT001 x", "bob", st, created=written)
+    )
+    assert [f.path for f in ctx.report.findings] == ["tests/test_b.py"]
+    assert "does not cover tests/test_b.py" in replies(st)[0]
+
+
+def test_waiver_older_than_the_comments_last_two_versions_waives_nothing(gh, setup):
+    r, st = setup()
+    ctx = deliver(
+        gh,
+        r,
+        "issue_comment",
+        ghapi.comment_event("@bot waive AGT001 x", "bob", st, created="2026-01-01T00:00:00Z"),
+    )
+    # No status comment existed when it was written: nothing was shown, nothing is waived.
+    assert [f.path for f in ctx.report.findings] == ["tests/test_a.py"]
+    assert "waived nothing" in replies(st)[0] and decode_state(mine(st)[0]["body"]).waivers == ()
+    first_review(gh, r)
+    _push_other_test(r, st)
+    first_review(gh, r)  # the comment was written (1), replaced at the push (2): the command predates both
+    ctx = deliver(
+        gh,
+        r,
+        "issue_comment",
+        ghapi.comment_event("@bot waive AGT001 x", "bob", st, created="2026-01-01T00:00:00Z"),
+    )
+    assert len(ctx.report.findings) == 2 and "waived nothing" in replies(st)[-1]
+
+
+def test_waiver_of_a_rule_the_comment_did_not_show_waives_nothing(gh, setup):
+    r, st = setup()
+    first_review(gh, r)
+    ctx = comment(gh, r, st, "@bot waive AGT002 not shown", "bob")
+    assert [f.rule for f in ctx.report.findings] == ["AGT001"]
+    assert "showed no AGT002 finding" in replies(st)[0] and decode_state(mine(st)[0]["body"]).waivers == ()
+
+
+def test_waiver_without_keys_still_covers_its_whole_rule(gh, setup):
+    """A waiver recorded before keys existed (keys null) keeps covering every finding of its rule."""
+    from bot.github.publish import encode_state
+
+    r, st = setup(head={"tests/test_a.py": NEW_TEST, "tests/test_b.py": OTHER_TEST})
+    first_review(gh, r)
+    comment(gh, r, st, "@bot waive AGT001 both shown", "bob")
+    status = mine(st)[0]
+    state = decode_state(status["body"])
+    (w,) = state.waivers
+    old = state.model_copy(update={"waivers": (w.model_copy(update={"keys": None}),), "shown": None})
+    status["body"] = status["body"].split("<!-- bot-review:state ")[0] + encode_state(old) + "\n"
+    ctx = Context(client=github_client(gh), checkout=r.path)
+    review_pull(ctx, 7)
+    assert ctx.report.findings == () and decode_state(mine(st)[0]["body"]).waivers[0].keys is None

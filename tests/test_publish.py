@@ -403,3 +403,20 @@ def test_file_without_patch_is_filled_from_the_checkout(gh, pr):
     ctx = run(gh, r.path)
     assert [f.rule for f in ctx.report.findings] == ["AGT001"]
     assert ctx.report.coverage.not_reviewed == ()
+
+
+@pytest.mark.parametrize("message", ["x" * 900, "short"])
+def test_state_lists_only_the_findings_the_comment_shows_and_fits_githubs_limit(message):
+    """A waiver binds to the keys in the state: those of findings cut from the comment for size are not there,
+    and the keys stay within their budget (long messages cut the comment first, short ones the keys)."""
+    from bot.github.publish import KEYS_BUDGET, State, comment_body, decode_state
+    from bot.review.render import COMMENT_LIMIT
+    from tests.test_render import _finding, _report
+
+    findings = tuple(_finding(path=f"tests/{'d' * 40}/test_{i}.py", message=message) for i in range(400))
+    body = comment_body(_report(findings=findings, verdict="needs-work"), State(head="h" * 40))
+    state = decode_state(body)
+    assert len(body) <= COMMENT_LIMIT
+    assert state.shown and len(state.shown) < 400
+    assert all(k.split(":", 1)[1] in body for k in state.shown)
+    assert sum(len(k) + 3 for k in state.shown) <= KEYS_BUDGET

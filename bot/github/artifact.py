@@ -29,6 +29,10 @@ class ArtifactError(Exception):
     """The artifact is not a Report this run may publish; the message is one line naming why."""
 
 
+class MissingArtifact(ArtifactError):
+    """No artifact at all: phase 1 failed, was cancelled, or saved none."""
+
+
 class Stale(Exception):
     """The artifact is genuine but no longer current (the pull request moved on): nothing to publish."""
 
@@ -42,6 +46,8 @@ def read_artifact(path: Path, limit: int = MAX_ARTIFACT_BYTES) -> Report:
     try:
         with open(path, "rb") as fh:
             data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise MissingArtifact(f"there is no {path.name}") from None
     except OSError as exc:
         raise ArtifactError(f"cannot read {path.name}: {exc.strerror}") from None
     return load_artifact(data, limit)
@@ -98,15 +104,25 @@ def _short(value: str) -> str:
     return repr(shown)
 
 
-def check_origin(report: Report, repository: str, event: Event) -> WorkflowRun:
-    """The artifact belongs to this repository and to the pull request run that triggered this workflow."""
+class WrongEvent(ArtifactError):
+    """The event itself is not a pull request run of this repository: there is nothing to publish for."""
+
+
+def check_run(repository: str, event: Event) -> WorkflowRun:
+    """The event is a workflow_run of a pull request run in this repository (with or without an artifact)."""
     run = event.workflow_run
     if event.name != "workflow_run" or run is None:
-        raise ArtifactError(f"`bot publish` runs on a workflow_run event, not {event.name}")
+        raise WrongEvent(f"`bot publish` runs on a workflow_run event, not {event.name}")
     if run.event not in ("pull_request", "pull_request_target"):
-        raise ArtifactError(f"the triggering run was for a {run.event} event, not a pull request")
+        raise WrongEvent(f"the triggering run was for a {run.event} event, not a pull request")
     if event.repository is not None and event.repository.full_name.lower() != repository.lower():
-        raise ArtifactError("the event is for another repository than GITHUB_REPOSITORY")
+        raise WrongEvent("the event is for another repository than GITHUB_REPOSITORY")
+    return run
+
+
+def check_origin(report: Report, repository: str, event: Event) -> WorkflowRun:
+    """The artifact belongs to this repository and to the pull request run that triggered this workflow."""
+    run = check_run(repository, event)
     assert report.repository is not None and report.head_sha is not None
     if report.repository.lower() != repository.lower():
         raise ArtifactError(f"it was computed for {_short(report.repository)}, not {repository}")

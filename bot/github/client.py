@@ -246,6 +246,10 @@ class GitHubClient:
     def pull(self, number: int) -> PullInfo:
         return self._json("GET", f"{self._path}/pulls/{number}", parse=_pull_info)
 
+    def open_pulls_from(self, head: str) -> tuple[PullInfo, ...]:
+        """The open pull requests whose head is head ("OWNER:BRANCH", the head repository's owner)."""
+        return self._list(f"{self._path}/pulls", _pull_info, {"state": "open", "head": head})
+
     def _list(
         self, path: str, item: Callable[[Any], T], params: dict[str, str] | None = None
     ) -> tuple[T, ...]:
@@ -515,6 +519,7 @@ def _comment(data: Any) -> Comment:
         author_type=kind,
         body=data.get("body") or "",
         created_at=data.get("created_at") or "",
+        updated_at=data.get("updated_at") or data.get("created_at") or "",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from bot.git.local import GitReader
@@ -35,7 +36,7 @@ from bot.github.pull import (
 )
 from bot.github.suggest import Selection, note, select
 from bot.github.suggest import plan as plan_suggestions
-from bot.github.waivers import apply_waivers, stamp
+from bot.github.waivers import apply_waivers, bind, not_covered, stamp
 from bot.review.engine import incomplete_note, labels_for, read_config, review
 from bot.review.render import MARKER
 from rules.catalog import REGISTRY
@@ -167,25 +168,85 @@ def settled(report: Report, changeset: ChangeSet, config: Config, waivers: tuple
     return _guard_partial(applied, unreviewed_that_matter(changeset, config), faults, config, changed)
 
 
+def _when(stamp: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(stamp) if stamp else None
+    except ValueError:
+        return None
+
+
+def _seen(waiver: Waiver, status: Comment | None, state: State) -> str:
+    """Which version of the status comment the waiver's writer saw: "shown", "either" or "" (unknown).
+
+    GitHub's own times decide: the command's creation against the comment's last edit, and against when the
+    version that edit replaced was written (kept in the state). Anything older or unreadable is unknown.
+    """
+    written = _when(waiver.at)
+    if status is None or written is None:
+        return ""
+    edited = _when(status.updated_at or status.created_at)
+    if edited is not None and written >= edited:
+        return "shown"
+    earlier = _when(state.earlier_at)
+    return "either" if earlier is not None and written >= earlier else ""
+
+
+def _bind_new(
+    new_waivers: tuple[Waiver, ...], status: Comment | None, state: State
+) -> tuple[tuple[Waiver, ...], list[str]]:
+    """The new waivers bound to the findings their writers were shown, and a line for each that binds none."""
+    bound: list[Waiver] = []
+    lines: list[str] = []
+    for w in new_waivers:
+        seen = _seen(w, status, state)
+        b = bind(w, state.shown, state.earlier, seen)
+        if b is not None:
+            bound.append(b)
+            continue
+        why = (
+            f"the status comment showed no {w.rule} finding when it was written"
+            if seen
+            else "the findings shown when it was written are not known (the status comment changed since, "
+            "or there was none)"
+        )
+        lines.append(f"The waiver of {w.rule} waived nothing: {why}. Read the review and waive again.")
+    return tuple(bound), lines
+
+
 def review_pull(
     ctx: Context, number: int, new_waivers: tuple[Waiver, ...] = (), start: PullInfo | None = None
-) -> None:
-    """Review a pull request and publish the result, unless its head moved on meanwhile."""
+) -> list[str]:
+    """Review a pull request and publish the result, unless its head moved on meanwhile.
+
+    new_waivers (from `@bot waive`) cover only the findings their writer was shown; the lines returned say
+    which findings of their rules they left standing, for the reply to the command.
+    """
     client = ctx.client
     info = start or client.pull(number)
     changeset, config, report = reviewed(ctx, info)
     identity, comments, state = published(client, number)
-    waivers = state.waivers + tuple(stamp(w, report, changeset) for w in new_waivers)
-    report = labelled(client, info, settled(report, changeset, config, waivers), config)
+    mine = ours(comments, identity)
+    bound, lines = _bind_new(new_waivers, mine[0] if mine else None, state)
+    stamped = tuple(stamp(w, report, changeset) for w in bound)
+    report = labelled(client, info, settled(report, changeset, config, state.waivers + stamped), config)
     ctx.report = report
+    for w in stamped:
+        left = not_covered(w, report)
+        if left:
+            shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+            lines.append(
+                f"The waiver of {w.rule} does not cover {shown}: not shown in the status comment when it was "
+                "written (pushed since?). Read the review and waive again to cover it."
+            )
     fresh = client.pull(number)
     if fresh.head_sha != info.head_sha:
         ctx.messages.append(
             f"pull request #{number} moved from {info.head_sha[:12]} to {fresh.head_sha[:12]} during this "
             "run; this result was not published (the run for the new head publishes its own)."
         )
-        return
+        return lines
     publish(ctx, report, fresh, comments, identity, state, config, changeset)
+    return lines
 
 
 def published(client: Client, number: int) -> tuple[str, tuple[Comment, ...], State]:
@@ -347,16 +408,21 @@ def on_comment(ctx: Context, event: Event) -> None:
         )
     if any(c.name == "help" for c in allowed):
         parts.append(HELP.format(handle=config.handle))
-    if parts:
-        _reply(ctx, publisher, info.number, "\n\n".join(parts))
-    _finish(ctx, publisher)
     waivers = tuple(
         Waiver(rule=c.rule or "", reason=c.reason or "", by=actor, at=comment.created_at)
         for c in allowed
         if c.name == "waive"
     )
-    if waivers or any(c.name == "review" for c in allowed):
-        review_pull(ctx, info.number, new_waivers=waivers, start=info)
+    try:
+        if waivers or any(c.name == "review" for c in allowed):
+            lines = review_pull(ctx, info.number, new_waivers=waivers, start=info)
+            if lines:
+                parts.append(f"@{actor}\n" + "\n".join(f"- {x}" for x in lines))
+    finally:
+        # After the review, so what a waiver left standing is in the same one reply as any refusal.
+        if parts:
+            _reply(ctx, publisher, info.number, "\n\n".join(parts))
+        _finish(ctx, publisher)
 
 
 Handler = Callable[[Context, Event], None]

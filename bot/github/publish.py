@@ -19,9 +19,10 @@ from pydantic import ValidationError
 
 from bot.github.api import Annotation, Client, Comment, GitHubError, PullInfo, ReviewComment, ReviewInfo
 from bot.github.suggest import SuggestionPlan
-from bot.review.render import COMMENT_LIMIT, MARKER, render_comment
+from bot.github.waivers import key
+from bot.review.render import COMMENT_LIMIT, MARKER, render_comment, render_comment_counted
 from rules.core.config import Config
-from rules.core.models import Frozen, Report, Severity, Waiver
+from rules.core.models import Finding, Frozen, Report, Severity, Waiver
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,8 @@ ANNOTATION_BATCH = 50
 DEDUPE_LISTINGS = 2
 CHECK_TEXT_LIMIT = 65_000
 STATE_PREFIX = "<!-- bot-review:state "
+# Characters of finding keys the hidden state holds per version (two versions): the comment keeps most room.
+KEYS_BUDGET = 6_000
 _STATE = re.compile(r"<!-- bot-review:state ([A-Za-z0-9+/=]+) -->")
 
 # Colour and description of each label the bot creates; keys are Labels field names.
@@ -49,6 +52,13 @@ class State(Frozen):
     head: str | None = None
     status: str | None = None
     waivers: tuple[Waiver, ...] = ()
+    # The findings ("RULE:path") this version of the comment shows, what `@bot waive` may bind to; None in a
+    # comment written before keys were kept.
+    shown: tuple[str, ...] | None = None
+    # Those of the version this one replaced, and when GitHub says that version was written: a command
+    # written between then and this version's edit saw the earlier keys (bot/github/handlers.py).
+    earlier: tuple[str, ...] | None = None
+    earlier_at: str | None = None
 
 
 class StatusPlan(Frozen):
@@ -201,10 +211,27 @@ def status_plan(report: Report, check_run: bool) -> StatusPlan:
     )
 
 
+def shown_keys(findings: tuple[Finding, ...]) -> tuple[str, ...]:
+    """The keys of findings, first ones first, within the state's budget (a waiver binds to no more)."""
+    keys: list[str] = []
+    used = 0
+    for k in dict.fromkeys(key(f) for f in findings):
+        used += len(k) + 3
+        if used > KEYS_BUDGET:
+            break
+        keys.append(k)
+    return tuple(sorted(keys))
+
+
 def comment_body(report: Report, state: State) -> str:
-    """The status comment: the rendered report, then the hidden state line, together under GitHub's limit."""
-    tail = "\n" + encode_state(state) + "\n"
-    return render_comment(report, limit=COMMENT_LIMIT - len(tail)).rstrip("\n") + tail
+    """The status comment: the rendered report, then the hidden state line, together under GitHub's limit.
+
+    The state's shown keys are those of the findings the rendered comment shows, never of ones cut for size.
+    """
+    tail = "\n" + encode_state(state.model_copy(update={"shown": shown_keys(report.findings)})) + "\n"
+    body, count = render_comment_counted(report, limit=COMMENT_LIMIT - len(tail))
+    final = state.model_copy(update={"shown": shown_keys(report.findings[:count])})
+    return body.rstrip("\n") + "\n" + encode_state(final) + "\n"
 
 
 _PAST = {"create": "created", "update": "updated", "add": "added", "remove": "removed", "set": "set"}
@@ -425,12 +452,22 @@ def plan_publish(
     # Only waivers from comment commands live in the state; in-code waivers are found in the code each run.
     kept = tuple(w for w in report.waivers if w.fingerprint is not None)
     new_state = State(head=info.head_sha, status=status.digest, waivers=kept)
-    body = comment_body(report, new_state)
     mine = ours(comments, identity)
     add, remove = label_changes(info.labels, report.labels, config)
     if mine:
         keep = mine[0]
+        # Unchanged, the comment keeps its history; an edit records the version it replaces and since when
+        # GitHub showed it, so a waive command written before this edit binds to what its writer saw.
+        same = new_state.model_copy(update={"earlier": state.earlier, "earlier_at": state.earlier_at})
+        body = comment_body(report, same)
         action = "none" if keep.body == body else "update"
+        if action == "update":
+            body = comment_body(
+                report,
+                new_state.model_copy(
+                    update={"earlier": state.shown, "earlier_at": keep.updated_at or keep.created_at or None}
+                ),
+            )
         return Plan(
             number=info.number,
             head_sha=info.head_sha,
@@ -446,7 +483,7 @@ def plan_publish(
     return Plan(
         number=info.number,
         head_sha=info.head_sha,
-        comment_body=body,
+        comment_body=comment_body(report, new_state),
         comment_action="create",
         add_labels=add,
         remove_labels=remove,

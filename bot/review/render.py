@@ -158,6 +158,11 @@ def prepare() -> None:
 
 def render_comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
     """The status comment for a report, kept under GitHub's size limit."""
+    return render_comment_counted(report, limit)[0]
+
+
+def render_comment_counted(report: Report, limit: int = COMMENT_LIMIT) -> tuple[str, int]:
+    """The status comment and how many of the report's first findings it shows (the rest are cut for size)."""
     template = _template()
     # A finding takes at least a dozen characters: more than limit // 12 can never fit, so never render them.
     shown = min(len(report.findings), limit // 12)
@@ -176,13 +181,13 @@ def render_comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
             counts={s.value: report.count(s) for s in Severity},
         )
         if len(body) <= limit:
-            return body
+            return body, shown
         if detail > 0:
             detail = detail // 2
         elif shown > 0:
             shown = shown // 2
         else:
-            return _cut(body, limit)
+            return _cut(body, limit), 0
 
 
 TRUNCATED = (

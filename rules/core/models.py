@@ -378,6 +378,9 @@ class Waiver(Frozen):
     at: str | None = None
     # Digest of the code the waived findings pointed at; the waiver lapses when it changes.
     fingerprint: str | None = None
+    # The findings ("RULE:path") the bot showed when the waiver was written: it covers those alone, never a
+    # finding pushed later. None (waivers written before keys existed) covers every finding of the rule.
+    keys: tuple[str, ...] | None = None
 
 
 class StepValues(Frozen):
