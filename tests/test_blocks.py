@@ -75,6 +75,8 @@ IGNORED = {
     "a footnote's lazy line": "[^1]: note\n@bot waive AGT001 in a footnote\n\nsee[^1]",
     "hidden reason": "@bot waive AGT001 <!-- why -->",
     "review with hidden words": "@bot review <span>later</span>",
+    "raw table": "<table>\n\n@bot waive AGT001 after a raw table",
+    "tag left open in a table cell": "| a |\n| - |\n| <div> |\n\n@bot waive AGT001 after it",
     "raw paragraph forged": '<p data-sourcepos="2:1-2:11">\n@bot review</p>',
 }
 
@@ -103,6 +105,7 @@ def test_quoted_or_code_commands_are_ignored(name):
         ("[ref]: /u\n@bot waive AGT001 after a definition", 2),
         ("see &#10; here\nand\n@bot waive AGT001 after a reference", 3),
         ("@bot waive AGT001 a `fixture`, see [docs](/d)", 1),
+        ("| a |\n| - |\n| `x` </table> |\n\n@bot waive AGT001 after a table", 5),
     ],
 )
 def test_paragraph_commands_are_read(body, line):

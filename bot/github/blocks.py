@@ -43,6 +43,7 @@ _START = re.compile(
 _VOID = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
 # Elements whose content a browser tokenises or places differently (raw text, foreign content, tables'
 # foster parenting): not worth following; whatever comes after one is unsure.
+_TABLE_PARTS = frozenset("thead tbody tr th td".split())
 _STOP = frozenset(
     "script style textarea title xmp iframe noembed noframes noscript plaintext template svg math "
     "table caption colgroup tbody thead tfoot tr td th select option optgroup frameset frame object "
@@ -103,6 +104,13 @@ def _render(body: str, footnotes: bool) -> str:
         return str(ffi.string(out).decode("utf-8", "replace"))
     finally:
         lib.cmark_parser_free(parser)
+
+
+def _own_table(name: str, attrs: str, stack: list[str]) -> bool:
+    """A table cmark-gfm wrote itself (from `|` rows): whole, with cells, and never raw text between them."""
+    if name == "table":
+        return "data-sourcepos=" in attrs  # the comment holds no such text: it is the renderer's own
+    return name in _TABLE_PARTS and "table" in stack  # only the renderer's own tables are ever on the stack
 
 
 def _low(marks: list[int]) -> int | None:
@@ -167,7 +175,7 @@ def _paragraphs(rendered: str) -> list[_Paragraph]:
             markup.append(len(runs) - 1)
         if name in _VOID:
             continue
-        if name in _STOP:
+        if name in _STOP and not _own_table(name, m.group(2), stack):
             break
         if name == "p" and not stack:
             pos_m = _SOURCEPOS.fullmatch(m.group(2).strip())
