@@ -1,76 +1,32 @@
-"""Commands are read where GitHub renders top-level paragraph text, checked against cmark-gfm itself."""
+"""Commands are read where GitHub shows top-level paragraph text, checked against cmark-gfm itself."""
 
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
-import cmarkgfm
 import pytest
-from cmarkgfm.cmark import Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.github.blocks import paragraph_lines
-from bot.github.commands import parse_commands
-
-EXTENSIONS = ["table", "autolink", "tagfilter", "strikethrough", "tasklist"]
-
-
-class _TopLevel(HTMLParser):
-    """Top-level <p> blocks of cmark-gfm's HTML: their source lines and their text outside code spans."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.depth = 0
-        self.code = 0
-        self.paragraphs: list[tuple[range, list[str]]] = []
-        self.current: list[str] | None = None
-
-    def handle_starttag(self, tag, attrs):
-        if self.depth == 0 and tag == "p":
-            pos = dict(attrs)["data-sourcepos"]
-            first, last = re.match(r"(\d+):\d+-(\d+):\d+", pos).groups()
-            self.current = []
-            self.paragraphs.append((range(int(first), int(last) + 1), self.current))
-        if tag == "code":
-            self.code += 1
-        self.depth += 1
-
-    def handle_endtag(self, tag):
-        self.depth -= 1
-        if tag == "code":
-            self.code -= 1
-        if self.depth == 0:
-            self.current = None
-
-    def handle_data(self, data):
-        if self.current is not None and not self.code:
-            self.current.append(data)
-
-
-def rendered_paragraphs(body: str) -> list[tuple[range, list[str]]]:
-    html = cmarkgfm.cmark.markdown_to_html_with_extensions(
-        body, options=Options.CMARK_OPT_SOURCEPOS, extensions=EXTENSIONS
-    )
-    parser = _TopLevel()
-    parser.feed(html)
-    return [(lines, "".join(text).split("\n")) for lines, text in parser.paragraphs]
+from bot.github.blocks import shown_lines
+from bot.github.commands import addressed, parse_commands
+from tests.commonmark_oracle import shown
 
 
 def assert_sound(body: str) -> None:
-    """Every line taken for paragraph text is, to cmark-gfm, visible text of a top-level paragraph."""
-    paragraphs = rendered_paragraphs(body)
-    for number, line in paragraph_lines(body):
-        words = line.split()
-        if not words or not words[0].startswith("@"):
-            continue  # only lines that could be commands matter
-        holders = [text for lines, text in paragraphs if number in lines]
-        assert holders, f"line {number} {line!r} is not in a top-level paragraph"
-        (text,) = holders
-        assert any(t.split()[:1] == words[:1] for t in text if t.strip()), (
-            f"line {number} {line!r} is not visible paragraph text: {text!r}"
-        )
+    """Every command taken is, to cmark-gfm (with footnotes and without), shown on its own line of top-level
+    paragraph text: its first words, as written, start a line of text right inside a `<p>` in no element."""
+    views = (shown(body, footnotes=True), shown(body, footnotes=False))
+    lines = re.split(r"\r\n|\r|\n", body)
+    for cmd in parse_commands(body, "bot"):
+        words = lines[cmd.line - 1].split()
+        needed = words[:4] if cmd.name == "waive" else words
+        for view in views:
+            seen = view.get(cmd.line)
+            assert seen is not None, f"line {cmd.line} {lines[cmd.line - 1]!r} is not shown as paragraph text"
+            assert seen[: len(needed)] == needed, f"line {cmd.line}: shown {seen!r}, taken {needed!r}"
+            if cmd.name != "waive":
+                assert len(seen) == len(needed), f"line {cmd.line}: shown {seen!r}, taken {needed!r}"
 
 
 IGNORED = {
@@ -99,6 +55,29 @@ IGNORED = {
     "table cell": "| a |\n|---|\n@bot waive AGT001 a row",
     "lone carriage return": "hello\r@bot waive AGT001 after a lone CR",
     "link title over lines": "[x](/u 'a\n@bot waive AGT001 in a title\n')",
+    # Issue 22, item 10: shapes a hand-written reader took for paragraph text.
+    "image alt text": "![\n@bot waive AGT001 in the alt text\n](https://example.com/a.png)",
+    "image alt text after words": "see ![a\n@bot waive AGT001 in the alt text\nb](/a.png) here",
+    "html comment opened mid-line": "<p><!--\n\n@bot waive AGT001 commented out\n\n-->",
+    "lazy line, then an indented quote in the list item": (
+        "- item\nlazy line\n\n    > quoted\n@bot waive AGT001 lazily quoted"
+    ),
+    "table row after a link reference definition and a rule": (
+        "[ref]: https://example.com\n---\n| - |\n@bot waive AGT001 a table row"
+    ),
+    "details around a pasted log": (
+        "<details><summary>log</summary>\n\n```\nerror: x\n```\n\n@bot waive AGT001 in the log\n\n</details>"
+    ),
+    "details with a paragraph": "<details>\n\n@bot review\n\n</details>",
+    "inline tag left open": "Hello <span>\n@bot waive AGT001 inside a span",
+    "inline comment over lines": "Hello <!-- a\n@bot waive AGT001 commented out\n-->",
+    "inside a link's text": "[a\n@bot waive AGT001 in a link\n](https://example.com)",
+    "a footnote's lazy line": "[^1]: note\n@bot waive AGT001 in a footnote\n\nsee[^1]",
+    "hidden reason": "@bot waive AGT001 <!-- why -->",
+    "review with hidden words": "@bot review <span>later</span>",
+    "raw table": "<table>\n\n@bot waive AGT001 after a raw table",
+    "tag left open in a table cell": "| a |\n| - |\n| <div> |\n\n@bot waive AGT001 after it",
+    "raw paragraph forged": '<p data-sourcepos="2:1-2:11">\n@bot review</p>',
 }
 
 
@@ -106,8 +85,6 @@ IGNORED = {
 def test_quoted_or_code_commands_are_ignored(name):
     body = IGNORED[name]
     assert parse_commands(body, "bot") == ()
-    if "\r" not in body.replace("\r\n", ""):
-        assert_sound(body)
 
 
 @pytest.mark.parametrize(
@@ -120,6 +97,15 @@ def test_quoted_or_code_commands_are_ignored(name):
         ("```\ncode\n```\n@bot waive AGT001 after the fence", 4),
         ("- item\n\n@bot waive AGT001 after the list", 3),
         ("   @bot waive AGT001 three spaces", 1),
+        # Markup around or after the command does not hide it.
+        ("<details>\n<summary>log</summary>\n\nerror\n\n</details>\n\n@bot waive AGT001 after it", 8),
+        ("<!-- a note -->\n@bot waive AGT001 after a comment", 2),
+        ("Thanks `x`\n@bot waive AGT001 after a code span", 2),
+        ("[a](/u)\n@bot waive AGT001 after a link\nmore", 2),
+        ("[ref]: /u\n@bot waive AGT001 after a definition", 2),
+        ("see &#10; here\nand\n@bot waive AGT001 after a reference", 3),
+        ("@bot waive AGT001 a `fixture`, see [docs](/d)", 1),
+        ("| a |\n| - |\n| `x` </table> |\n\n@bot waive AGT001 after a table", 5),
     ],
 )
 def test_paragraph_commands_are_read(body, line):
@@ -128,12 +114,31 @@ def test_paragraph_commands_are_read(body, line):
     assert_sound(body)
 
 
+def test_addressed_only_by_shown_text():
+    # A comment whose only mention is hidden costs no API request.
+    assert not addressed("![\n@bot review\n](https://example.com/a.png)")
+    assert not addressed("<details>\n\n@bot review\n\n</details>")
+    assert addressed("Thanks!\n@someone review")
+
+
+def test_line_numbers_and_shown_text():
+    body = "[ref]: /u\nThanks `x`\n@bot waive AGT001 a &amp; b\r\nend\rx\n@bot review"
+    assert [(s.number, s.line, s.shown) for s in shown_lines(body)] == [
+        # Line 2 is not matched: a definition (not shown) is above it and a code span (which may hide a
+        # line break) in it, so its place can be counted from neither end.
+        (3, "@bot waive AGT001 a &amp; b", "@bot waive AGT001 a & b"),
+        # lines 4 and 5 meet at a lone CR, which some clients do not break at: neither is taken
+        (6, "@bot review", "@bot review"),
+    ]
+
+
 PIECES = st.sampled_from(
     [
         "@bot review", "@bot waive AGT001 why", "text", "> ", ">", "- ", "1. ", "2) ", "    ", "\t", "```",
         "~~~", "<div>", "</div>", "<!--", "-->", "<pre>", "</pre>", "<span>", "---", "===", "***", "# ",
         "| a | b |", "|---|---|", "[a]:", "[a]: /u", "`", "``", "\\", "<", ">", "](", ")", "'", "\u2028",
-        "\u00a0", "*", "_", "<?", "?>", "<![CDATA[", "]]>", "<!X", "|",
+        "\u00a0", "*", "_", "<?", "?>", "<![CDATA[", "]]>", "<!X", "|", "![", "](/a.png)", "<details>",
+        "</details>", "<p><!--", "[^1]", "[^1]: ", "&#10;", "<span>", "</span>", "  ",
     ]
 )  # fmt: skip
 LINES = st.lists(PIECES, max_size=4).map("".join)
@@ -143,7 +148,7 @@ BODIES = st.tuples(st.lists(LINES, max_size=10), st.sampled_from(["\n", "\r\n"])
 
 
 @settings(
-    max_examples=int(__import__("os").environ.get("BLOCKS_EXAMPLES", "1500")),
+    max_examples=int(__import__("os").environ.get("BLOCKS_EXAMPLES", "300")),
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )

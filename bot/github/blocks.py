@@ -1,206 +1,253 @@
-"""Which lines of a comment GitHub renders as top-level paragraph text: where a command may stand.
+"""Which lines of a comment GitHub shows as top-level paragraph text: where a command may stand.
 
-A CommonMark/GFM block reader cut down to that one question, and conservative where it is unsure: a line it
-calls paragraph text is one cmark-gfm puts in a top-level paragraph, outside code spans, inline HTML and
-link titles (tests/test_blocks.py checks this against cmark-gfm on generated comments). Unsure cases (the lazy
-continuation of a quote or list, an HTML block, a table, a paragraph that may be a link definition or a
-setext heading) count as not paragraph text: a command there is ignored, never run.
+Decided by GitHub's own markdown parser, cmark-gfm (the `cmarkgfm` bindings), not by a reader of our own: a
+hand-written CommonMark reader was fooled by image alt text, HTML comments opened mid-line, lazy list lines,
+link reference definitions before a table and `<details>` blocks. The comment is rendered to HTML with
+GitHub's extensions and raw HTML kept (as GitHub keeps it before sanitising), then the HTML is read the way a
+browser nests it. A source line counts only when all of this holds, else it is ignored, never run:
 
-Lines break at `\\n` and `\\r\\n` only. A lone `\\r`, which some renderers break at and others do not, makes
-its line no paragraph line; U+2028 and the other breaks `str.splitlines` knows are ordinary characters, as
-they are to markdown.
+- it lies in a `<p>` that no element encloses (not in a list, quote, table, `<details>`, `<div>`...);
+- it starts a line of that paragraph's text, and its first words are shown there as text directly inside
+  the `<p>` (not inside a link, image alt text, code span, emphasis or inline HTML), exactly as written;
+- the paragraph's lines can be matched to the source lines one to one (a code span or inline HTML over a
+  line break, or a `&#10;` that makes a break of its own, leaves the whole paragraph unsure);
+- every piece of raw HTML before it was read without doubt: an unclosed comment, a tag this reader does not
+  parse, or an element whose content browsers read differently (`<table>`, `<textarea>`, `<svg>`...) ends
+  the reading there;
+- it is read so both with and without footnotes (GitHub renders them in comments; other clients may not).
+
+Lines break at `\\n`, `\\r\\n` and a lone `\\r`, as in cmark; a line next to a lone `\\r`, which some clients
+do not break at, is never taken.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any, NamedTuple
 
-_FENCE = re.compile(r"(`{3,})(?!.*`)|(~{3,})")
-_BLOCKQUOTE = re.compile(r">")
-_LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
-_THEMATIC = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_SETEXT = re.compile(r"(?:=+|-+)[ \t]*$")
-_ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
-# Ends with `(?:\|[ \t]*)?$`, not `\|?[ \t]*$`: two `[ \t]*` in a row split a run of spaces every way.
-_TABLE_DELIMITER = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?$")
-_LINK_DEFINITION = re.compile(r"\[")
-_TAG_START = re.compile(r"<[A-Za-z/!?]")
-# HTML blocks 1-5 end at a marker; 6 and 7 (any other tag) at a blank line.
-_HTML_ENDS = (
-    (
-        re.compile(r"<(?:script|pre|style|textarea)(?:[\s>]|$)", re.IGNORECASE),
-        re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE),
-    ),
-    (re.compile(r"<!--"), re.compile(r"-->")),
-    (re.compile(r"<\?"), re.compile(r"\?>")),
-    (re.compile(r"<![A-Za-z]"), re.compile(r">")),
-    (re.compile(r"<!\[CDATA\["), re.compile(r"\]\]>")),
+# GitHub's extensions for comments. Options: keep raw HTML (to read how it nests) and say where each block is.
+EXTENSIONS = ("table", "autolink", "tagfilter", "strikethrough", "tasklist")
+
+_SPLIT = re.compile(r"\r\n|\r|\n")
+_SOURCEPOS = re.compile(r'data-sourcepos="(\d+):\d+-(\d+):\d+"')
+# A character reference that makes a line break of its own inside text.
+_NEWLINE_REFERENCE = re.compile(r"&(?:#0*1[03]|#[xX]0*[aAdD]|NewLine);")
+_WS = "[ \\t\\n\\f\\r]"
+_COMMENT = re.compile(r"<!--(?!-?>).*?-->", re.DOTALL)
+_END = re.compile(rf"</([A-Za-z][A-Za-z0-9-]*){_WS}*>")
+_START = re.compile(
+    rf"<([A-Za-z][A-Za-z0-9-]*)((?:{_WS}+[^ \t\n\f\r\"'>/=<]+"
+    rf"(?:{_WS}*={_WS}*(?:\"[^\"]*\"|'[^']*'|[^ \t\n\f\r\"'=<>`]+))?)*){_WS}*/?>"
+)
+_VOID = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
+# Elements whose content a browser tokenises or places differently (raw text, foreign content, tables'
+# foster parenting): not worth following; whatever comes after one is unsure.
+_TABLE_PARTS = frozenset("thead tbody tr th td".split())
+_STOP = frozenset(
+    "script style textarea title xmp iframe noembed noframes noscript plaintext template svg math "
+    "table caption colgroup tbody thead tfoot tr td th select option optgroup frameset frame object "
+    "image".split()
 )
 
 
+class Shown(NamedTuple):
+    """A source line that starts a line of top-level paragraph text, and the direct text shown there."""
+
+    number: int  # 1-based, in cmark's line numbering
+    line: str  # the source line
+    shown: str  # the text directly inside the <p> from the start of the rendered line to the first tag
+
+
+class _Paragraph(NamedTuple):
+    first: int  # its source lines, as cmark gives them
+    last: int
+    runs: tuple[str, ...]  # per rendered line, its leading direct text
+    # The rendered lines in which the first and the last markup other than `<br>` stands (a link, code span,
+    # image, emphasis, inline HTML): a source line break inside one leaves no `\n` of its own in the text.
+    first_markup: int | None
+    last_markup: int | None
+    complete: bool  # closed before the reading stopped
+
+
 def split_lines(body: str) -> list[str]:
-    """The lines of a comment as markdown sees them: broken at \\n and \\r\\n only."""
-    return re.split(r"\r?\n", body)
+    """The lines of a comment as cmark sees them: broken at \\n, \\r\\n and a lone \\r."""
+    return _SPLIT.split(body)
 
 
-def _indent(line: str) -> tuple[int, str]:
-    width = 0
-    for i, ch in enumerate(line):
-        if ch == " ":
-            width += 1
-        elif ch == "\t":
-            width += 4 - width % 4
-        else:
-            return width, line[i:]
-    return width, ""
+@functools.lru_cache(maxsize=1)
+def _renderer() -> tuple[Any, Any, tuple[Any, ...], int]:
+    # Imported here: most runs of the bot read no comment, and start-up stays fast.
+    from cmarkgfm import cmark  # type: ignore[import-untyped]
+
+    lib = cmark._cmark.lib
+    lib.cmark_gfm_core_extensions_ensure_registered()
+    extensions = tuple(lib.cmark_find_syntax_extension(name.encode()) for name in EXTENSIONS)
+    options = lib.CMARK_OPT_SOURCEPOS | lib.CMARK_OPT_UNSAFE | lib.CMARK_OPT_VALIDATE_UTF8
+    return lib, cmark._cmark.ffi, extensions, options
 
 
-class _Before:
-    """What paragraph text so far leaves open across the next line (a code span, a tag, a link), kept line
-    by line: rescanning the paragraph for every line would be quadratic in a long comment."""
-
-    def __init__(self) -> None:
-        self.tag = False  # a tag, comment or instruction may run on over lines: not worth guessing its end
-        self.link = False  # a `](` not closed by a later `)`
-        self.ticks = False
-        self.risky = False  # `\` or `<`: escaped backticks, backticks inside tags
-        self.opened: int | None = None  # the length of the backtick run that opened a code span
-
-    @property
-    def unsafe(self) -> bool:
-        if self.tag or self.link:
-            return True
-        if not self.ticks:
-            return False
-        return self.risky or self.opened is not None
-
-    def add(self, line: str) -> None:
-        self.tag = self.tag or _TAG_START.search(line) is not None
-        link, close = line.rfind("]("), line.rfind(")")
-        if link >= 0 or close >= 0:
-            self.link = link > close
-        self.risky = self.risky or "\\" in line or "<" in line
-        if "`" in line:
-            self.ticks = True
-            for run in _TICKS.findall(line):
-                if self.opened is None:
-                    self.opened = len(run)
-                elif len(run) == self.opened:
-                    self.opened = None
+def _render(body: str, footnotes: bool) -> str:
+    # cmarkgfm's markdown_to_html_with_extensions without its per-call look-ups and wrappers, which cost
+    # more than the parse of a comment. Like it, this never frees the syntax tree: a run reads few comments.
+    lib, ffi, extensions, options = _renderer()
+    if footnotes:
+        options |= lib.CMARK_OPT_FOOTNOTES
+    parser = lib.cmark_parser_new(options)
+    try:
+        for extension in extensions:
+            lib.cmark_parser_attach_syntax_extension(parser, extension)
+        data = body.encode("utf-8", "surrogatepass")
+        lib.cmark_parser_feed(parser, data, len(data))
+        root = lib.cmark_parser_finish(parser)
+        out = lib.cmark_render_html(root, options, lib.cmark_parser_get_syntax_extensions(parser))
+        return str(ffi.string(out).decode("utf-8", "replace"))
+    finally:
+        lib.cmark_parser_free(parser)
 
 
-_TICKS = re.compile(r"`+")
+def _own_table(name: str, attrs: str, stack: list[str]) -> bool:
+    """A table cmark-gfm wrote itself (from `|` rows): whole, with cells, and never raw text between them."""
+    if name == "table":
+        return "data-sourcepos=" in attrs  # the comment holds no such text: it is the renderer's own
+    return name in _TABLE_PARTS and "table" in stack  # only the renderer's own tables are ever on the stack
 
 
-def paragraph_lines(body: str) -> list[tuple[int, str]]:
-    """(line number, line) of every line that is surely top-level paragraph text."""
-    lines = split_lines(body)
-    out: list[tuple[int, str]] = []
-    para: list[int] = []
-    fence: tuple[str, int] | None = None
-    html_end: re.Pattern[str] | None = None
-    html_blank = False
-    html_guessed = False  # the open HTML block was taken for one only because the reader is unsure
-    lazy = False  # inside a quote or list item until a blank line: a line here may be its lazy continuation
-    in_list = False  # a list item is open: indented lines after a blank still belong to it
-    table = False
+def _low(marks: list[int]) -> int | None:
+    return marks[0] if marks else None
 
-    def close(keep: bool = True) -> None:
-        if keep and para and not _LINK_DEFINITION.match(lines[para[0]].lstrip()):
-            before = _Before()
-            for index in para:
-                line = lines[index]
-                if "\r" not in line and not before.unsafe:
-                    out.append((index + 1, line))
-                before.add(line)
-        para.clear()
 
-    for index, line in enumerate(lines):
-        width, rest = _indent(line)
-        if fence is not None:
-            # A closing fence is fence characters and then only spaces or tabs: "```  ```" is code.
-            if (
-                width <= 3
-                and rest.startswith(fence[0] * fence[1])
-                and not rest.rstrip(" \t").lstrip(fence[0])
-            ):
-                fence = None
+def _high(marks: list[int]) -> int | None:
+    return marks[-1] if marks else None
+
+
+def _paragraphs(rendered: str) -> list[_Paragraph]:
+    """Top-level paragraphs of the HTML, read until the first piece of HTML the reader is unsure of."""
+    out: list[_Paragraph] = []
+    stack: list[str] = []
+    pos = 0
+    para: tuple[int, int] | None = None
+    runs: list[str] = []
+    markup: list[int] = []
+    open_run = False  # the current rendered line has seen only direct text so far
+    while True:
+        lt = rendered.find("<", pos)
+        if para is not None and len(stack) == 1:
+            pieces = rendered[pos : lt if lt >= 0 else len(rendered)].split("\n")
+            if open_run:
+                runs[-1] += pieces[0]
+            if len(pieces) > 1:
+                runs.extend(pieces[1:])
+                open_run = True
+        if lt < 0:
+            break
+        open_run = False
+        after = rendered[lt + 1 : lt + 2]
+        if after == "!":
+            m = _COMMENT.match(rendered, lt)
+            if m is None:
+                break  # an unclosed comment, a declaration, CDATA: the rest is unsure
+            pos = m.end()
+            if para is not None:
+                markup.append(len(runs) - 1)
             continue
-        if html_end is not None:
-            if html_end.search(line):
-                html_end = None
-                # A block only guessed to be HTML (in a list, a quote...) may not have been one: its "end"
-                # line may start a block of its own, which runs to a blank line.
-                html_blank = html_guessed
+        if after == "/":
+            m = _END.match(rendered, lt)
+            if m is None:
+                break
+            pos = m.end()
+            # A browser may close more on an end tag, never less, than popping only a matching top.
+            if stack and stack[-1] == m.group(1).lower():
+                stack.pop()
+                if para is not None and not stack:
+                    out.append(_Paragraph(*para, tuple(runs), _low(markup), _high(markup), True))
+                    para = None
+                    continue
+            if para is not None:
+                markup.append(len(runs) - 1)  # `</span\n>` holds a line break
             continue
-        if not rest:
-            close()
-            html_blank = lazy = table = False
+        m = _START.match(rendered, lt)
+        if m is None:
+            break  # a `<` that starts nothing this reader parses (a processing instruction...): unsure
+        pos = m.end()
+        name = m.group(1).lower()
+        if para is not None and name != "br":
+            markup.append(len(runs) - 1)
+        if name in _VOID:
             continue
-        if para and width >= 4:
-            para.append(index)  # a paragraph's continuation: indentation cannot start a block inside it
-            continue
-        m = _FENCE.match(rest)
-        if m and (width <= 3 or lazy or in_list or html_blank or table):
-            # Where the reader is unsure of the block (a quote's lazy line, a list, an HTML block), a fence
-            # is still taken for one: everything up to its end is then not paragraph text.
-            close()
-            fence = ("`", len(m.group(1))) if m.group(1) else ("~", len(m.group(2)))
-            continue
-        unsure = lazy or in_list or html_blank or table
-        ender = next((end for start, end in _HTML_ENDS if start.match(rest)), None)
-        if ender is not None and not ender.search(rest) and (width <= 3 or unsure):
-            # So is an HTML block that runs to an end marker (a comment, `<pre>`, `<?`); indented by four
-            # or more outside a list or quote, it is code.
-            close()
-            html_end = ender
-            html_guessed = unsure
-            continue
-        if html_blank or table:
-            continue
-        if in_list and width >= 1 and not para:
-            lazy = True  # list content, which the next lines may continue lazily
-            continue
-        if in_list and width == 0 and not _LIST_ITEM.match(rest):
-            in_list = False
-        if width >= 4:
-            if para:
-                para.append(index)
-            elif not lazy:
-                continue  # indented code
-            continue
-        if lazy:
-            continue
-        if para and _SETEXT.match(rest):
-            close(keep=False)  # the paragraph is a heading
-            continue
-        if para and "|" in rest + lines[para[-1]] and _TABLE_DELIMITER.match(rest):
-            close(keep=False)  # a table: its rows are cells, not paragraph text
-            table = True
-            continue
-        if _THEMATIC.match(rest) or _ATX.match(rest):
-            close()
-            continue
-        if _BLOCKQUOTE.match(rest):
-            close()
-            lazy = True
-            continue
-        if _LIST_ITEM.match(rest):
-            # Some list items cannot interrupt a paragraph (empty ones, numbers other than 1): the paragraph
-            # may go on, even into a setext heading. Unsure, it is dropped.
-            close(keep=False)
-            lazy = in_list = True
-            continue
-        if rest.startswith("<"):
-            close(keep=False)  # likewise: most tags cannot interrupt a paragraph
-            for start, end in _HTML_ENDS:
-                if start.match(rest):
-                    html_end = None if end.search(rest) else end
-                    break
-            else:
-                html_blank = True
-            continue
-        para.append(index)
-    if fence is None:
-        close()
+        if name in _STOP and not _own_table(name, m.group(2), stack):
+            break
+        if name == "p" and not stack:
+            pos_m = _SOURCEPOS.fullmatch(m.group(2).strip())
+            if pos_m is not None:
+                para = (int(pos_m.group(1)), int(pos_m.group(2)))
+                runs = [""]
+                markup = []
+                open_run = True
+        stack.append(name)
+    if para is not None:
+        # Up to where the reading stopped: what a browser shows before that does not depend on what follows.
+        out.append(_Paragraph(*para, tuple(runs), _low(markup), _high(markup), False))
     return out
+
+
+def _shown(body: str, lines: list[str], seps: list[str], footnotes: bool) -> dict[int, str]:
+    import html  # here, not at the top: html.entities is a large table that start-up need not load
+
+    shown: dict[int, str] = {}
+    for para in _paragraphs(_render(body, footnotes)):
+        span = para.last - para.first
+        breaks = len(para.runs) - 1
+        if para.first < 1 or para.last > len(lines) or span < 0:
+            continue
+        source = lines[para.first - 1 : para.last]
+        # A `&#10;` makes a line break of its own: count from the top only down to its line, from the bottom
+        # only up to it.
+        entities = [para.first + i for i, line in enumerate(source) if _NEWLINE_REFERENCE.search(line)]
+        top_limit = entities[0] if entities else para.last
+        bottom_limit = entities[-1] if entities else 0
+        # A rendered line is matched to its source line by counting lines from the paragraph's top while no
+        # markup before it may hide a line break (nor link reference definitions, which are not shown, at
+        # its start), or from its bottom while none after it may.
+        refs = source[0].lstrip(" ").startswith("[")
+        exact = para.complete and breaks == span and not entities
+        for k, run in enumerate(para.runs):
+            top = para.first + k
+            bottom = para.last - breaks + k
+            if exact or (
+                not refs and (para.first_markup is None or k <= para.first_markup) and top <= top_limit
+            ):
+                number = top
+            elif (
+                para.complete
+                and (para.last_markup is None or k > para.last_markup)
+                and para.first <= bottom
+                and bottom > bottom_limit
+            ):
+                number = bottom
+            else:
+                continue
+            if number > para.last:
+                break
+            if seps[number - 1] == "\r" or seps[number] == "\r":
+                continue  # next to a lone CR, which some clients do not break at
+            shown[number] = html.unescape(run)
+    return shown
+
+
+@functools.lru_cache(maxsize=4)
+def shown_lines(body: str) -> tuple[Shown, ...]:
+    """Every source line that starts a line of top-level paragraph text, with the text shown there."""
+    if "data-sourcepos" in body.lower():
+        return ()  # raw HTML could pass for the renderer's own paragraphs: unsure
+    lines = split_lines(body)
+    # seps[i] is the line break before line i+1 (1-based), "" at either end.
+    seps = ["", *_SPLIT.findall(body), ""]
+    with_notes = _shown(body, lines, seps, footnotes=True)
+    # Footnotes change the blocks only where a footnote can be: `[^`.
+    without = _shown(body, lines, seps, footnotes=False) if "[^" in body else with_notes
+    return tuple(
+        Shown(number, lines[number - 1], text)
+        for number, text in sorted(with_notes.items())
+        if without.get(number) == text
+    )

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Literal
 
-from bot.github.blocks import paragraph_lines
+from bot.github.blocks import Shown, shown_lines, split_lines
 from rules.core.models import Frozen
 
 MAX_COMMANDS = 5
@@ -46,12 +45,11 @@ class Decision(Frozen):
     reason: str = ""
 
 
-@functools.lru_cache(maxsize=4)
-def _lines_outside_code(body: str) -> tuple[tuple[int, str], ...]:
-    # Only a line GitHub shows as top-level paragraph text can hold a command: not a quote (lazy
-    # continuation lines included), code block, code span, HTML block, list, table or heading.
-    # Cached: a comment is first asked whether it addresses anyone, then read for its commands.
-    return tuple(paragraph_lines(body))
+def _shown(body: str) -> tuple[Shown, ...]:
+    # Rendering is the costly part: a comment with no line that looks like a command is not rendered.
+    if not any(_LINE.match(line) for line in split_lines(body)):
+        return ()
+    return shown_lines(body)
 
 
 def _command(words: list[str], rest: str, line: int) -> Command | None:
@@ -68,13 +66,14 @@ def _command(words: list[str], rest: str, line: int) -> Command | None:
 
 
 def parse_commands(body: str, handle: str) -> tuple[Command, ...]:
-    """Commands addressed to @handle at the start of a line, outside quotes and code blocks.
+    """Commands addressed to @handle, each on its own line of top-level paragraph text as GitHub shows it.
 
+    Not in a quote, list, code, table, heading, HTML block, link, image or comment (bot/github/blocks.py).
     A look-alike handle (`@bots`, `@bot-x`, `@bot's`), an unknown command, a review or help with arguments,
     and a waive without a rule code or a reason are all ignored.
     """
     found: list[Command] = []
-    for number, line in _lines_outside_code(body or ""):
+    for number, line, shown in _shown(body or ""):
         m = _LINE.match(line)
         if not m or m.group("handle").lower() != handle.lower():
             continue
@@ -82,8 +81,15 @@ def parse_commands(body: str, handle: str) -> tuple[Command, ...]:
         if rest and not rest[0].isspace():
             continue
         cmd = _command(rest.split(), rest, number)
-        if cmd is not None:
-            found.append(cmd)
+        if cmd is None:
+            continue
+        # What GitHub shows must be the command as written: the whole line for review and help; for a
+        # waiver the handle, the rule and the reason's first word (the rest may hold code spans or links).
+        words = line.split()
+        needed = words[:4] if cmd.name == "waive" else words
+        if shown.split()[: len(needed)] != needed:
+            continue
+        found.append(cmd)
         if len(found) == MAX_COMMANDS:
             break
     return tuple(found)
@@ -91,7 +97,7 @@ def parse_commands(body: str, handle: str) -> tuple[Command, ...]:
 
 def addressed(body: str) -> bool:
     """Whether any line could be a command to some handle: comments without one cost no API request."""
-    return any(_LINE.match(line) for _, line in _lines_outside_code(body or ""))
+    return any(_LINE.match(s.line) and _LINE.match(s.shown) for s in _shown(body or ""))
 
 
 def needs_permission(cmd: Command, actor: str, pr_author: str) -> bool:
