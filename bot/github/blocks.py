@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 # GitHub's extensions for comments. Options: keep raw HTML (to read how it nests) and say where each block is.
 EXTENSIONS = ("table", "autolink", "tagfilter", "strikethrough", "tasklist")
@@ -75,35 +75,18 @@ def split_lines(body: str) -> list[str]:
     return _SPLIT.split(body)
 
 
-@functools.lru_cache(maxsize=1)
-def _renderer() -> tuple[Any, Any, tuple[Any, ...], int]:
+def _render(body: str, footnotes: bool) -> str:
     # Imported here: most runs of the bot read no comment, and start-up stays fast.
     from cmarkgfm import cmark  # type: ignore[import-untyped]
 
-    lib = cmark._cmark.lib
-    lib.cmark_gfm_core_extensions_ensure_registered()
-    extensions = tuple(lib.cmark_find_syntax_extension(name.encode()) for name in EXTENSIONS)
-    options = lib.CMARK_OPT_SOURCEPOS | lib.CMARK_OPT_UNSAFE | lib.CMARK_OPT_VALIDATE_UTF8
-    return lib, cmark._cmark.ffi, extensions, options
-
-
-def _render(body: str, footnotes: bool) -> str:
-    # cmarkgfm's markdown_to_html_with_extensions without its per-call look-ups and wrappers, which cost
-    # more than the parse of a comment. Like it, this never frees the syntax tree: a run reads few comments.
-    lib, ffi, extensions, options = _renderer()
+    opt = cmark.Options
+    options = opt.CMARK_OPT_SOURCEPOS | opt.CMARK_OPT_UNSAFE | opt.CMARK_OPT_VALIDATE_UTF8
     if footnotes:
-        options |= lib.CMARK_OPT_FOOTNOTES
-    parser = lib.cmark_parser_new(options)
-    try:
-        for extension in extensions:
-            lib.cmark_parser_attach_syntax_extension(parser, extension)
-        data = body.encode("utf-8", "surrogatepass")
-        lib.cmark_parser_feed(parser, data, len(data))
-        root = lib.cmark_parser_finish(parser)
-        out = lib.cmark_render_html(root, options, lib.cmark_parser_get_syntax_extensions(parser))
-        return str(ffi.string(out).decode("utf-8", "replace"))
-    finally:
-        lib.cmark_parser_free(parser)
+        options |= opt.CMARK_OPT_FOOTNOTES
+    # A lone surrogate (JSON allows "\ud800") cannot be encoded as UTF-8; it becomes U+FFFD, as cmark's own
+    # validation would make any other invalid byte. It is never a line break, so line numbers stay.
+    text = body.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return str(cmark.markdown_to_html_with_extensions(text, options, EXTENSIONS))
 
 
 def _own_table(name: str, attrs: str, stack: list[str]) -> bool:
