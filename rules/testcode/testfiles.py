@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from rules.core.base import Context, Review
+from rules.core.lines import git_lines
 from rules.core.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
 from rules.core.pysyntax import PythonSyntaxError, parse_python, was_lowered
 from rules.testcode.runner_config import CONFIG_FILES, collected_by, python_files
@@ -88,8 +89,9 @@ class TestFile:
 
     @functools.cached_property
     def lines(self) -> tuple[str, ...]:
-        """The text's lines (str.splitlines), split once: rules read the lines of every test of a file."""
-        return tuple(self.text.splitlines())
+        """The text's lines as git numbers them (rules.core.lines), as the tests' lines are, split once:
+        rules read the lines of every test of a file."""
+        return tuple(git_lines(self.text))
 
     def test_at(self, line: int) -> TestFunction | None:
         """The test whose lines (decorators and leading comments included) hold line."""
@@ -314,7 +316,7 @@ def read_ahead(path: str, text: str) -> ReadAhead | None:
     if collected is None:
         return None
     tree = parse_python(text, path)
-    collector = _Collector(text.splitlines(), None, unittest_only=collected == "unittest")
+    collector = _Collector(git_lines(text), None, unittest_only=collected == "unittest")
     try:
         collector.walk(tree.body, "", False)
     except RecursionError:
@@ -365,7 +367,7 @@ def parse_tests(
         tree = ahead.tree if ahead is not None else parse_python(text, path)
     except PythonSyntaxError as exc:
         return TestFile(path=path, tests=(), error=exc.reason, error_line=exc.line)
-    collector = _Collector(text.splitlines(), added, unittest_only=collected == "unittest")
+    collector = _Collector(git_lines(text), added, unittest_only=collected == "unittest")
     try:
         collector.walk(tree.body, "", False)
     except RecursionError:
