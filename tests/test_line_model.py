@@ -18,6 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.cli.main import main
+from bot.git.diff import parse_diff
+from bot.git.local import load_changeset
 from bot.github.suggest import render, select
 from bot.review.engine import review
 from rules.core import formats
@@ -368,3 +370,15 @@ def test_a_policy_sentence_is_cited_at_its_git_line(make_repo):
     [finding] = [f for f in report.findings if f.rule == "AGT001"]
     assert finding.source == "AGENTS.md:3", finding.source
     assert "Regression tests must name" in (finding.source_text or "")
+
+
+def test_a_line_separator_in_a_renamed_path_is_no_header_line(make_repo):
+    # With core.quotepath off, git prints a path's U+2028 as it is: the header is still one line to git.
+    body = "".join(f"def test_{i}():\n    assert f({i})\n\n" for i in range(8))
+    name = "tests/test_x\u2028new file mode 120000.py"
+    head = {"tests/test_a.py": None, name: body + "def test_crash_regression():\n    assert f()\n"}
+    repo = make_repo({"AGENTS.md": AGENTS_AGT001, "tests/test_a.py": body}, head)
+    (f,) = parse_diff(repo.git("-c", "core.quotepath=off", "diff", "-M", "main", "pr"))
+    assert (f.status, f.path, f.symlink) == (FileStatus.RENAMED, name, False)
+    report = review(load_changeset(repo.path, base="main", head="pr", pr=PullRequest(number=7, title="Fix")))
+    assert [f.rule for f in report.findings] == ["AGT001"], report.findings  # read, not a link
