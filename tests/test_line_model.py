@@ -247,8 +247,16 @@ def break_modules(draw: st.DrawFn) -> str:
         # A lone `\r` ends a line for Python even inside a one-quote string: only a long string holds it.
         literal = f"{other}{draw(WORDS)}{brk}{draw(WORDS)}{other}" if brk == "\r" else f'"a{brk}b"'
         out += [f"{body}value = {literal}", f"{body}assert value", ""]
+    # Some lines joined by a lone `\r`: Python's lines, one git line. Never a `def` with the line after it
+    # (a docstring cannot be put above a body that starts on the `def` line).
+    joined = [out[0]]
+    for line in out[1:]:
+        if "def test_" not in joined[-1] and "class " not in joined[-1] and draw(st.integers(0, 5)) == 0:
+            joined[-1] += "\r" + line
+        else:
+            joined.append(line)
     newline = draw(st.sampled_from(["\n", "\r\n"]))
-    return newline.join(out) + newline
+    return newline.join(joined) + newline
 
 
 @st.composite
@@ -296,6 +304,11 @@ def test_every_fix_replaces_exactly_the_git_lines_it_names(source, profile, pr):
     assert any(f.rule == "TRN001" for f in first.findings)
     fixes = [f.fix for f in first.findings if f.fix is not None]
     assert any(f.path == path for f in fixes), "TRN001's fix is found in git's lines"
+    rows = git_lines(source)
+    for finding in agt001:
+        # A docstring is withheld only where the body's first statement shares its git line with something
+        # before it (after a lone `\r`): a line above it could land inside that.
+        assert finding.fix is not None or "\r" in rows[finding.line], (finding.line, rows)
     for fix in fixes:
         text = added[fix.path]
         # The lines a fix (and its suggestion) replaces are the file's git lines at the numbers it names.
@@ -320,8 +333,6 @@ def test_every_fix_replaces_exactly_the_git_lines_it_names(source, profile, pr):
     assert {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)} == new_tests
     again = _review(fixed, pr)
     assert [f.fix for f in again.findings if f.fix is not None] == []  # a second --fix changes nothing
-    for t in fixed.values():
-        assert apply(t, fixes).text == t
     # Fixes never leave a docstring only partly fixed: every test fixed names the PR.
     fixed_tests = {f.key.rsplit(":", 1)[-1].rsplit(".", 1)[-1] for f in fixes if f.path == TESTS}
     remaining = {f.message for f in again.findings if f.rule == "AGT001"}
@@ -344,8 +355,10 @@ def test_fix_twice_and_diff_in_a_real_repository(tmp_path_factory, source, profi
     patch = out.getvalue()
     assert patch.startswith("--- a/")
     subprocess.run(["git", "apply", "--check", "-"], cwd=repo.path, input=patch.encode(), check=True)
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main([*args, "--fix"]) == 0  # every finding here has its fix
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main([*args, "--fix"])
+    assert not re.search(r"(?m)^0 fixes", out.getvalue())  # TRN001's at least
     once = {p: (repo.path / p).read_bytes() for p in (TESTS, path)}
     # What --fix wrote is what the patch makes of the files.
     repo.git("stash", "-q")
@@ -353,7 +366,7 @@ def test_fix_twice_and_diff_in_a_real_repository(tmp_path_factory, source, profi
     assert {p: (repo.path / p).read_bytes() for p in (TESTS, path)} == once
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main([*args, "--fix"]) == 0
+        main([*args, "--fix"])
     assert "0 fixes applied in 0 files" in out.getvalue()
     assert {p: (repo.path / p).read_bytes() for p in (TESTS, path)} == once
 
