@@ -395,3 +395,26 @@ def test_a_line_separator_in_a_renamed_path_is_no_header_line(make_repo):
     assert (f.status, f.path, f.symlink) == (FileStatus.RENAMED, name, False)
     report = review(load_changeset(repo.path, base="main", head="pr", pr=PullRequest(number=7, title="Fix")))
     assert [f.rule for f in report.findings] == ["AGT001"], report.findings  # read, not a link
+
+
+def test_a_waiver_marker_after_a_lone_carriage_return_is_a_string_as_python_reads_it(make_repo):
+    # Python ends the comment at the lone `\r`: the marker is the test's docstring, not a comment. The
+    # tokenizer of 3.11 took the rest of the git line for the comment, and the marker waived AGT001.
+    test = 'def test_crash_regression():\n    # x\r    "# bot: ignore[AGT001] a string"\n    assert f()\n'
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": test}, PullRequest(number=7, title="Fix")
+    )
+    assert [f.rule for f in report.findings] == ["AGT001"] and not report.waivers
+
+
+def test_a_waiver_marker_after_a_lone_carriage_return_waives_the_test_on_its_git_line(make_repo):
+    test = (
+        "def test_one():\n    assert f()\n\n"
+        "def test_crash_regression():  # x\r    # bot: ignore[AGT001] covered by the suite\r    assert f()\n"
+    )
+    report = review_change(
+        make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": test}, PullRequest(number=7, title="Fix")
+    )
+    # test_one is new in a fix PR without a docstring: only its own finding stays.
+    assert [(f.rule, f.line) for f in report.findings] == [("AGT001", 1)]
+    assert [w.line for w in report.waivers] == [4]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 # Where Python's tokenizer ends a line: `\r\n`, a lone `\r`, `\n`.
 _PYTHON_BREAK = re.compile(r"\r\n|\r|\n")
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def git_lines(text: str) -> list[str]:
@@ -101,6 +102,13 @@ class PythonLines:
 def differs(text: str) -> bool:
     """Whether Python's tokenizer numbers the text's lines otherwise than git (it holds a lone `\\r`)."""
     return "\r" in text and text.count("\r") != text.count("\r\n")
+
+
+def as_python_reads(text: str) -> str:
+    """The text with each lone `\r` made the `\n` Python's tokenizer reads it as: fed to `tokenize` line by
+    line, it gives the tokens the compiler sees (the pure-Python tokenizer of 3.11 and the C one of 3.12
+    read a lone `\r` inside a line differently), numbered in PythonLines(text)."""
+    return _LONE_CR.sub("\n", text)
 
 
 def python_line(text: str, number: int | None) -> int | None:
