@@ -436,8 +436,9 @@ def base_from_head(f: FileChange, head: TestFile, patterns: tuple[str, ...] = ()
     if head.module is None or head.error or was_lowered(head.module) or any(h.removed for h in f.hunks):
         return None
     text = head.text
-    # Lines as the parser and git count them. A continued line followed by an added blank line would be
-    # joined to the next statement at base.
+    # A lone carriage return puts two of Python's lines on one git line (the positions are git's): such a
+    # file is parsed at base. A continued line followed by an added blank line would be joined to the next
+    # statement at base.
     if "\r" in text or "\\\n" in text:
         return None
     added = f.added_lines
