@@ -224,7 +224,7 @@ def scope_of(path: str) -> str:
 
 
 def _markdown_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(git line, Markdown line) of a policy file. Markdown also ends a line at a lone `\r`, git does not
+    """(git line, Markdown line) of a policy file. Markdown also ends a line at a lone `\\r`, git does not
     (the lines a finding names are git's, rules.core.lines); the other breaks of `str.splitlines` are
     ordinary characters to both."""
     for number, line in enumerate(git_lines(text), start=1):

@@ -105,9 +105,10 @@ def differs(text: str) -> bool:
 
 
 def as_python_reads(text: str) -> str:
-    """The text with each lone `\r` made the `\n` Python's tokenizer reads it as: fed to `tokenize` line by
-    line, it gives the tokens the compiler sees (the pure-Python tokenizer of 3.11 and the C one of 3.12
-    read a lone `\r` inside a line differently), numbered in PythonLines(text)."""
+    """The text with each lone `\\r` made the `\\n` Python's compiler reads it as. `tokenize`, fed a file
+    line by line, reads a lone `\\r` inside a line otherwise (3.11's takes the rest of a line that starts
+    with a comment for that comment); fed this text, it gives the compiler's tokens, numbered as
+    PythonLines(text) counts."""
     return _LONE_CR.sub("\n", text)
 
 

@@ -55,7 +55,7 @@ class Marker:
 
 def _comments(text: str) -> Iterator[tuple[int, str]]:
     """(line, comment) for real comments only: a marker inside a string is not a waiver. Lines are git's
-    (rules.core.lines); the comments are those Python reads, which ends a line at a lone `\r`."""
+    (rules.core.lines); the comments are those Python reads, which ends a line at a lone `\\r`."""
     where = PythonLines(text) if differs(text) else None
     source = as_python_reads(text) if where is not None else text
     try:
