@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from bot.cli.main import main
 from bot.git.diff import parse_diff
 from bot.git.local import load_changeset
+from bot.github.handlers import Context, review_pull
 from bot.github.suggest import render, select
 from bot.review.engine import review
 from rules.core import formats
@@ -27,7 +28,8 @@ from rules.core.fixes import apply
 from rules.core.lines import PythonLines, char_col, git_lines, git_lines_keepends, to_git
 from rules.core.models import ChangeSet, FileChange, FileStatus, Fix, Hunk, PullRequest, Report
 from rules.core.pysyntax import PythonSyntaxError, parse_python
-from tests.conftest import GitRepo
+from tests import ghapi
+from tests.conftest import GitRepo, github_client
 from tests.helpers import AGENTS_AGT001, review_change
 
 ALL_NEW = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
@@ -418,3 +420,35 @@ def test_a_waiver_marker_after_a_lone_carriage_return_waives_the_test_on_its_git
     # test_one is new in a fix PR without a docstring: only its own finding stays.
     assert [(f.rule, f.line) for f in report.findings] == [("AGT001", 1)]
     assert [w.line for w in report.waivers] == [4]
+
+
+# --------------------------------------------------------------------------------- on GitHub, end to end
+
+GITHUB_TESTS = (
+    "# header\r# more\n"
+    "def test_one():\n"
+    '    text = "a\u2028b\x85c"\n'
+    "    assert text\n"
+    "\n"
+    "def test_two():\n"
+    "    assert g()\n"
+)
+
+
+def test_suggestions_on_github_sit_on_the_git_lines_they_show(gh, make_repo):
+    config = "suggestions: all\nrules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
+    r, st = ghapi.fake_pull(
+        gh, make_repo, {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": config}, {TESTS: GITHUB_TESTS}
+    )
+    rows = git_lines(GITHUB_TESTS)  # GitHub's patch: git's lines
+    patch = f"@@ -0,0 +1,{len(rows)} @@\n" + "\n".join("+" + row for row in rows)
+    st.files = [ghapi.pr_file(TESTS, patch=patch, status="added", changes=len(rows))]
+    review_pull(Context(client=github_client(gh), checkout=r.path, echo=lambda _: None), 7)
+    (sent,) = st.created_reviews
+    placed = {(c["line"], tuple(_suggested_lines(c["body"]))) for c in sent["comments"]}
+    assert placed == {
+        (3, ('    """Guards PR #7: one."""', '    text = "a\u2028b\x85c"')),
+        (7, ('    """Guards PR #7: two."""', "    assert g()")),
+    }
+    for line, shown in placed:
+        assert rows[line - 1] == shown[-1]  # the line commented on is the one the suggestion keeps
