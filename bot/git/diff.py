@@ -59,7 +59,9 @@ def _is_symlink(header: str) -> bool:
     return any(
         line.startswith(("new file mode 120000", "new mode 120000"))
         or (line.startswith("index ") and line.endswith(" 120000"))
-        for line in header.splitlines()
+        # git's lines: a path printed as it is (core.quotepath off) may hold U+2028 or U+0085, which
+        # str.splitlines would take for a line break, and a file named `x\u2028new mode 120000` for a link.
+        for line in header.split("\n")
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rules.core.fixes import apply
+from rules.core.lines import git_lines_keepends
 from rules.core.models import ChangeSet, Finding, Fix, Report, UnreadableFile, decode_text
 
 _BOM = "\ufeff"
@@ -68,8 +69,9 @@ def fix(report: Report, changeset: ChangeSet, top: Path, write: bool) -> Outcome
                 out.skipped.append(f"{path}: {problem}")
                 continue
         out.applied.extend(done.applied)
+        # In git's lines, as the fixes are numbered and as `git apply` reads the patch.
         diff = difflib.unified_diff(
-            text.splitlines(keepends=True), done.text.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+            git_lines_keepends(text), git_lines_keepends(done.text), f"a/{path}", f"b/{path}"
         )
         # A last line without a newline gets git's marker after it, on either side, as `git apply` needs.
         patches.append(

@@ -94,6 +94,9 @@ def select(report: Report, changeset: ChangeSet, mode: str, cap: int = MAX_SUGGE
         where = f"{sanitize.code(f'{f.fix.path}:{f.fix.start_line}')} {f.rule}"
         if not _in_diff(changeset, f.fix.path, f.fix.start_line, f.fix.end_line):
             left.append(f"{where} (outside the diff)")
+        elif any("\r" in line for line in f.fix.lines):
+            # Markdown ends a line at a lone carriage return: GitHub would show, and commit, other lines.
+            left.append(f"{where} (a line holds a carriage return)")
         elif len(chosen) >= cap:
             left.append(f"{where} (over the limit of {cap} a run)")
         else:

@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 
 from rules.agents_md.linear import Gated
 from rules.core.base import Rule, Statement, in_scope
+from rules.core.lines import git_lines
 from rules.core.models import ChangeSet, FileStatus, PolicyChange, UnreadableFile
 from rules.core.policy_files import POINTER_NAME, POLICY_NAME, is_policy_path
 
@@ -222,11 +223,23 @@ def scope_of(path: str) -> str:
     return "" if parent == "." else parent
 
 
+def _markdown_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(git line, Markdown line) of a policy file. Markdown also ends a line at a lone `\\r`, git does not
+    (the lines a finding names are git's, rules.core.lines); the other breaks of `str.splitlines` are
+    ordinary characters to both."""
+    for number, line in enumerate(git_lines(text), start=1):
+        if "\r" in line:
+            for part in line.split("\r"):
+                yield number, part
+        else:
+            yield number, line
+
+
 def _units(text: str) -> Iterator[tuple[list[tuple[int, str]], bool]]:
     """Markdown blocks (a bullet and its continuation, a paragraph, a heading, a table row)."""
     unit: list[tuple[int, str]] = []
     fenced = comment = False
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in _markdown_lines(text):
         if _FENCE.match(raw):
             fenced = not fenced
             if unit:

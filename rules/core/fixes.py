@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rules.core.lines import content, ending, git_lines, git_lines_keepends
 from rules.core.models import Fix
 
 
@@ -16,9 +17,9 @@ def fix_key(rule: str, path: str, *parts: str) -> str:
 
 @lru_cache(maxsize=16)
 def lines_of(text: str) -> tuple[str, ...]:
-    """The lines of a file's text, split once however many fixes a file gets (a test file may hold
-    thousands of new tests: splitting it for each would be quadratic)."""
-    return tuple(text.splitlines())
+    """The lines of a file's text as git numbers them (rules.core.lines), split once however many fixes a
+    file gets (a test file may hold thousands of new tests: splitting it for each would be quadratic)."""
+    return tuple(git_lines(text))
 
 
 def replacement(key: str, path: str, text: str, start: int, end: int, lines: Iterable[str]) -> Fix | None:
@@ -47,10 +48,11 @@ class Applied:
 def apply(text: str, fixes: Iterable[Fix]) -> Applied:
     """Apply fixes to the text of one file; overlapping or stale fixes are skipped, never half-applied.
 
-    Line endings are kept: new lines take the ending of the first line they replace, the last one that of
-    the last line replaced (so a file without a final newline keeps none).
+    Lines are git's (rules.core.lines), as the fixes number them. Line endings are kept: new lines take
+    the ending of the first line they replace, the last one that of the last line replaced (so a file
+    without a final newline keeps none).
     """
-    lines = text.splitlines(keepends=True)
+    lines = git_lines_keepends(text)
     applied: list[Fix] = []
     already: list[Fix] = []
     stale: list[Fix] = []
@@ -58,7 +60,7 @@ def apply(text: str, fixes: Iterable[Fix]) -> Applied:
     # From the bottom up, so that a replacement of another length does not move the lines still to come.
     for fix in sorted(fixes, key=lambda f: (f.start_line, f.end_line), reverse=True):
         span = range(fix.start_line, fix.end_line + 1)
-        current = tuple(line.rstrip("\r\n") for line in lines[fix.start_line - 1 : fix.end_line])
+        current = tuple(content(line) for line in lines[fix.start_line - 1 : fix.end_line])
         if fix.end_line > len(lines) or taken.intersection(span):
             stale.append(fix)
             continue
@@ -71,8 +73,8 @@ def apply(text: str, fixes: Iterable[Fix]) -> Applied:
         first, last = lines[fix.start_line - 1], lines[fix.end_line - 1]
         # The last line of a file may have no ending: the one before it says which the file uses.
         before = lines[fix.start_line - 2] if fix.start_line > 1 else ""
-        newline = first[len(first.rstrip("\r\n")) :] or before[len(before.rstrip("\r\n")) :] or "\n"
-        tail = last[len(last.rstrip("\r\n")) :]
+        newline = ending(first) or ending(before) or "\n"
+        tail = ending(last)
         new = [line + newline for line in fix.lines]
         if new:
             new[-1] = fix.lines[-1] + tail

@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from rules.core.lines import git_lines, line_at
+
 MAX_DEPTH = 32
 # No step count, batch size or token count needs more than 64 bits; larger integers are hostile and would
 # make derived values too long to print (Python refuses str() of an int over 4,300 digits).
@@ -22,13 +24,18 @@ class FormatError(ValueError):
 class _UniqueKeyLoader(yaml.SafeLoader):
     """SafeLoader that refuses duplicate keys, anchors and aliases."""
 
+    def _at(self, mark: Any) -> int:
+        # The reader holds the text itself (with a NUL appended) when it was given a str.
+        buffer = getattr(self, "buffer", None)
+        return _line(buffer, mark) if isinstance(buffer, str) else int(mark.line) + 1
+
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
-            raise FormatError(f"YAML aliases are not allowed (line {event.start_mark.line + 1})")
+            raise FormatError(f"YAML aliases are not allowed (line {self._at(event.start_mark)})")
         event = self.peek_event()
         if getattr(event, "anchor", None):
-            raise FormatError(f"YAML anchors are not allowed (line {event.start_mark.line + 1})")
+            raise FormatError(f"YAML anchors are not allowed (line {self._at(event.start_mark)})")
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
@@ -36,9 +43,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, (list, dict)):
-                raise FormatError(f"unhashable key at line {key_node.start_mark.line + 1}")
+                raise FormatError(f"unhashable key at line {self._at(key_node.start_mark)}")
             if key in seen:
-                raise FormatError(f"duplicate key {str(key)[:40]!r} at line {key_node.start_mark.line + 1}")
+                raise FormatError(f"duplicate key {str(key)[:40]!r} at line {self._at(key_node.start_mark)}")
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -100,7 +107,7 @@ def load(text: str, fmt: str) -> Any:
         raise FormatError(f"invalid TOML: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
+        where = f" at line {_line(text, mark)}" if mark is not None else ""
         raise FormatError(f"invalid YAML{where}") from None
     except json.JSONDecodeError as exc:
         raise FormatError(f"invalid JSON at line {exc.lineno}") from None
@@ -125,6 +132,13 @@ def key_lines(text: str, fmt: str) -> dict[tuple[str, ...], int]:
     return {}
 
 
+def _line(text: str, mark: Any) -> int:
+    """The git line (rules.core.lines) of a YAML mark: YAML also breaks lines at a lone `\\r`, `\\x85`,
+    U+2028 and U+2029, which git does not; the mark's index counts characters of the text."""
+    index = getattr(mark, "index", None)
+    return line_at(text, index) if isinstance(index, int) else int(mark.line) + 1
+
+
 def _yaml_key_lines(text: str) -> dict[tuple[str, ...], int]:
     root = yaml.compose(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass, nodes only
     out: dict[tuple[str, ...], int] = {}
@@ -136,12 +150,12 @@ def _yaml_key_lines(text: str) -> dict[tuple[str, ...], int]:
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 here = (*path, str(key.value))
-                out.setdefault(here, key.start_mark.line + 1)
+                out.setdefault(here, _line(text, key.start_mark))
                 stack.append((value, here))
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
                 here = (*path, str(i))
-                out.setdefault(here, item.start_mark.line + 1)
+                out.setdefault(here, _line(text, item.start_mark))
                 stack.append((item, here))
     return out
 
@@ -150,7 +164,7 @@ def _toml_key_lines(text: str) -> dict[tuple[str, ...], int]:
     # tomllib keeps no positions: table headers and `key =` lines are enough to point at a key.
     out: dict[tuple[str, ...], int] = {}
     table: tuple[str, ...] = ()
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(git_lines(text), 1):
         line = raw.strip()
         if line.startswith("["):
             name = line.strip("[]").split("#", 1)[0].strip().strip("[]")

@@ -336,7 +336,8 @@ class ChangeSet(BaseModel):
 
 
 class Fix(Frozen):
-    """A mechanical fix of a finding: lines start..end (1-based, inclusive) of path at head become `lines`.
+    """A mechanical fix of a finding: lines start..end (1-based, inclusive, git's lines: rules.core.lines) of
+    path at head become `lines`.
 
     `original` holds the lines replaced as the review read them, so that a fix is applied only to the text it
     was computed from (a stale fix is refused, an applied one is recognised). `key` names what the fix is

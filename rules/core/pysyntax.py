@@ -24,6 +24,8 @@ import sys
 import warnings
 from typing import Any
 
+from rules.core import lines
+
 # CPython's tokenizer refuses more than 200 nested brackets (MAXLEVEL) in every version 3.8 to 3.14.
 MAX_BRACKETS = 200
 # libcst's native parser survives expressions about 2,000 levels deep (lambda chains, subscript chains,
@@ -54,7 +56,20 @@ class PythonSyntaxError(ValueError):
 
 
 def parse_python(text: str, path: str = "<unknown>") -> ast.Module:
-    """The module's `ast`, whichever released Python's syntax it uses; PythonSyntaxError if none reads it."""
+    """The module's `ast`, whichever released Python's syntax it uses; PythonSyntaxError if none reads it.
+
+    Every position in the tree, and the line of an error, is in git's lines (rules.core.lines): Python
+    also breaks lines at a lone carriage return, which git and the diff do not.
+    """
+    try:
+        tree = _parse_any(text, path)
+    except PythonSyntaxError as exc:
+        raise PythonSyntaxError(exc.reason, lines.python_line(text, exc.line)) from None
+    lines.to_git(tree, text)
+    return tree
+
+
+def _parse_any(text: str, path: str) -> ast.Module:
     try:
         return _parse(text, path)
     except SyntaxError as exc:

@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 
 from rules.core.fixes import fix_key, lines_of, replacement
+from rules.core.lines import char_col
 from rules.core.models import Fix
 from rules.testcode.testfiles import TestFile, TestFunction
 
@@ -27,7 +28,9 @@ def _shorten(text: str, limit: int = 80) -> str:
 
 def first_line(test: TestFunction) -> str:
     """The first line of the test's own docstring, stripped, or ""."""
-    return test.docstring.strip().splitlines()[0].strip() if test.docstring and test.docstring.strip() else ""
+    # Split at `\n` only: the other characters str.splitlines breaks at sit inside one line of the source,
+    # where the fix looks for this text.
+    return test.docstring.strip().split("\n")[0].strip() if test.docstring and test.docstring.strip() else ""
 
 
 def guard_sentence(first: str, ref: str) -> str:
@@ -75,9 +78,9 @@ def _replace_first_line(tf: TestFile, test: TestFunction, doc: ast.Expr, sentenc
         start = 0
         if number == doc.lineno:
             # Past the opening prefix and quote, so the search cannot match the code before the string.
-            rest = line[doc.col_offset :]
-            prefix = _STRING_PREFIX.match(rest)
-            quote_at = doc.col_offset + (prefix.end() if prefix else 0)
+            col = char_col(line, doc.col_offset)  # the parser counts columns in UTF-8 bytes
+            prefix = _STRING_PREFIX.match(line, col)
+            quote_at = prefix.end() if prefix else col
             quote = 3 if line[quote_at : quote_at + 3] in ('"""', "'''") else 1
             start = quote_at + quote
         if not line[start:].strip(" \t\"'"):
@@ -103,7 +106,7 @@ def _insert(
         return None  # `def test(): ...` on one line: no line of its own to put a docstring above
     line = lines[number - 1]
     indent = line[: len(line) - len(line.lstrip())]
-    if not decorators and len(indent) != body.col_offset:
+    if not decorators and len(indent) != char_col(line, body.col_offset):
         return None
     quote = _quote(tf.text)
     if quote in sentence or sentence.endswith(quote[0]) or "\\" in sentence:

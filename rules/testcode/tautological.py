@@ -92,15 +92,14 @@ def _message(verb: str, qualname: str, verdict: Verdict) -> str:
 def check(ctx: Context) -> Iterator[Finding]:
     errors, tests = touched_tests(ctx)
     yield from errors
-    scopes: dict[str, tuple[Scope, list[str] | None]] = {}
+    scopes: dict[str, tuple[Scope, tuple[str, ...]]] = {}
     for tf, test in tests:
         if test.node is None:
             continue
         known = scopes.get(tf.path)
         if known is None:  # one per file: building it walks the whole module
-            # Lines as the parser counts them; a lone carriage return would count differently.
-            text = tf.text.replace("\r\n", "\n")
-            known = scopes[tf.path] = (Scope(tf.module), None if "\r" in text else text.split("\n"))
+            # The tree's positions are git's lines (rules.core.lines), as tf.lines are.
+            known = scopes[tf.path] = (Scope(tf.module), tf.lines)
         scope, lines = known
         node = test.node
         source = "\n".join(lines[node.lineno - 1 : node.end_lineno]) if lines and node.end_lineno else None

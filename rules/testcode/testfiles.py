@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from rules.core.base import Context, Review
+from rules.core.lines import git_lines
 from rules.core.models import FileChange, FileStatus, Finding, Severity, UnreadableFile
 from rules.core.pysyntax import PythonSyntaxError, parse_python, was_lowered
 from rules.testcode.runner_config import CONFIG_FILES, collected_by, python_files
@@ -91,8 +92,9 @@ class TestFile:
 
     @functools.cached_property
     def lines(self) -> tuple[str, ...]:
-        """The text's lines (str.splitlines), split once: rules read the lines of every test of a file."""
-        return tuple(self.text.splitlines())
+        """The text's lines as git numbers them (rules.core.lines), as the tests' lines are, split once:
+        rules read the lines of every test of a file."""
+        return tuple(git_lines(self.text))
 
     def test_at(self, line: int) -> TestFunction | None:
         """The test whose lines (decorators and leading comments included) hold line."""
@@ -317,7 +319,7 @@ def read_ahead(path: str, text: str) -> ReadAhead | None:
     if collected is None:
         return None
     tree = parse_python(text, path)
-    collector = _Collector(text.splitlines(), None, unittest_only=collected == "unittest")
+    collector = _Collector(git_lines(text), None, unittest_only=collected == "unittest")
     try:
         collector.walk(tree.body, "", False)
     except RecursionError:
@@ -368,7 +370,7 @@ def parse_tests(
         tree = ahead.tree if ahead is not None else parse_python(text, path)
     except PythonSyntaxError as exc:
         return TestFile(path=path, tests=(), error=exc.reason, error_line=exc.line)
-    collector = _Collector(text.splitlines(), added, unittest_only=collected == "unittest")
+    collector = _Collector(git_lines(text), added, unittest_only=collected == "unittest")
     try:
         collector.walk(tree.body, "", False)
     except RecursionError:
@@ -440,8 +442,9 @@ def base_from_head(f: FileChange, head: TestFile, patterns: tuple[str, ...] = ()
     if head.module is None or head.error or was_lowered(head.module) or any(h.removed for h in f.hunks):
         return None
     text = head.text
-    # Lines as the parser and git count them. A continued line followed by an added blank line would be
-    # joined to the next statement at base.
+    # A lone carriage return puts two of Python's lines on one git line (the positions are git's): such a
+    # file is parsed at base. A continued line followed by an added blank line would be joined to the next
+    # statement at base.
     if "\r" in text or "\\\n" in text:
         return None
     added = f.added_lines

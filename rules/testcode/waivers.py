@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from rules.core.base import Context, Review, Rule
+from rules.core.lines import PythonLines, as_python_reads, differs
 from rules.core.models import Finding, Severity, Waiver
 from rules.testcode.testfiles import TestFile, TestFunction, changed_test_files
 
@@ -53,11 +54,14 @@ class Marker:
 
 
 def _comments(text: str) -> Iterator[tuple[int, str]]:
-    """(line, comment) for real comments only: a marker inside a string is not a waiver."""
+    """(line, comment) for real comments only: a marker inside a string is not a waiver. Lines are git's
+    (rules.core.lines); the comments are those Python reads, which ends a line at a lone `\\r`."""
+    where = PythonLines(text) if differs(text) else None
+    source = as_python_reads(text) if where is not None else text
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type == tokenize.COMMENT:
-                yield tok.start[0], tok.string
+                yield (where.line(tok.start[0]) if where is not None else tok.start[0]), tok.string
     except (tokenize.TokenError, SyntaxError):
         return
 
