@@ -1,10 +1,14 @@
-"""Every text matcher that reads PR-controlled text, fed hostile shapes: the slowest input per matcher.
+r"""Every text matcher that reads PR-controlled text, fed hostile shapes: the slowest input per matcher.
 
 A matcher is one entry point a hostile PR author or commenter reaches with text they choose: the AGENTS.md
-and CLAUDE.md readers (both sides), the PR title and body, test files, profile files, comment bodies,
+and CLAUDE.md readers (both sides), the PR title, body, labels, branch and commit messages (through the
+review, and through the evidence and claim readers directly), test files, profile files, comment bodies,
 artifact fields, the diff reader and the sanitiser. A shape is a way of filling n characters that makes
 backtracking patterns and naive splitting loops do quadratic work: one word repeated, one separator
-repeated, one long token, each behind a few prefixes that the patterns look for.
+repeated, one long token, each behind a few prefixes that the patterns look for; and a lead (a word a
+pattern keys on: "PR", "issue", "max_steps", `|--`) followed by one long run of a separator and a letter
+that ends the match, which is where two quantifiers in a row over the same characters (`\s*[#-]?\s*`)
+split the run every way.
 
     PYTHONPATH=. python3 benchmarks/hostile_text.py [--size 1048576] [--budget 30] [--only NAME] [--prefixes]
 
@@ -30,6 +34,8 @@ from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize
 from rules.core.models import ChangeSet, FileChange, FileStatus, PullRequest
+from rules.testcode.regression_evidence import pr_evidence
+from rules.training.claims import claims
 from rules.training.profiles import ProfileError, parse_profiles
 
 BASE, HEAD = "b" * 40, "c" * 40
@@ -37,6 +43,8 @@ RULE_AGENTS = "# Rules\n\n- Regression tests must name the PR or commit they gua
 # The same rule where issues count as references (AGT001 then looks for issue URLs in docstrings too).
 ISSUE_AGENTS = "# Rules\n\n- Regression tests must name the issue or PR they guard in the docstring.\n"
 TEST = "def test_ok():\n    # used to crash\n    assert compute() == 3\n"
+# A profile the PR changes, so that TRN005 reads the description's step claims.
+PROFILE = "target_examples = 300\nbatch_size = 8\n"
 
 # Units a hostile text repeats: words the policy patterns look for, separators they split on, and the
 # characters of one long token.
@@ -112,6 +120,26 @@ SEPARATORS = (
 )
 TOKENS = ("a", "A", "1", "aA", "é")
 PREFIXES = ("", "Regression ", "- ", "@bot waive AGT001 ", "`", "# ")
+# Words patterns key on, each followed by one long run (RUNS) and a letter: "PR" and spaces, then "x".
+LEADS = (
+    "PR",
+    "pull request",
+    "issue",
+    "Fix typo issue",
+    "fixes",
+    "commit",
+    "max_steps",
+    "max_steps = 38",
+    "|--",
+    "| -- |",
+    "`a/`",
+    "Previously",
+    "@bot",
+    "# bot: ignore",
+    "Regression tests",
+    "import",
+)
+RUNS = (" ", "\t", "\n", "-", "#", "`", ",")
 
 
 def shapes(size: int, prefixes: tuple[str, ...] = PREFIXES) -> dict[str, str]:
@@ -121,6 +149,15 @@ def shapes(size: int, prefixes: tuple[str, ...] = PREFIXES) -> dict[str, str]:
         for unit in WORDS + SEPARATORS + TOKENS:
             body = unit * max(1, (size - len(prefix)) // len(unit))
             out[f"{prefix!r}+{unit!r}*"] = prefix + body
+    return out
+
+
+def lead_shapes(size: int) -> dict[str, str]:
+    """Every lead, then one run of about size characters, then a letter, by name."""
+    out: dict[str, str] = {}
+    for lead in LEADS:
+        for run in RUNS:
+            out[f"{lead!r}+{run!r}*+'x'"] = lead + run * max(1, size - len(lead) - 1) + "x"
     return out
 
 
@@ -218,6 +255,22 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
         {"AGENTS.md": RULE_AGENTS, "tests/test_ok.py": TEST},
         PullRequest(number=7, title=t[:1000], body=t, head_ref=t[:200]),
     ),
+    "pr-commits-labels": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS},
+        {"AGENTS.md": RULE_AGENTS, "tests/test_ok.py": TEST},
+        PullRequest(number=7, labels=(t[:100],), commits=(t, "Merge pull request #1 from a/b\n\n" + t)),
+    ),
+    # TRN005 reads the description only when the PR changes a profile.
+    "pr-body-profile": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS},
+        {"AGENTS.md": RULE_AGENTS, "compat_profiles/p.toml": PROFILE},
+        PullRequest(number=7, title="Change the profile", body=t),
+    ),
+    # The readers of PR text on their own, so that no earlier gate of the review hides them.
+    "pr-evidence": lambda t: pr_evidence(
+        PullRequest(title=t[:1000], body=t, head_ref=t[:200], labels=(t[:100],), commits=(t,)), frozenset()
+    ),
+    "pr-claims": claims,
     "test-file-comment": lambda t: _review(
         {"AGENTS.md": RULE_AGENTS},
         {"AGENTS.md": RULE_AGENTS, "tests/test_x.py": "def test_x():\n    # " + t.replace("\n", " ") + "\n"},
@@ -263,8 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     prefixes = PREFIXES if args.prefixes else PREFIXES[:1]
-    quarter = shapes(args.size // 4, prefixes)
-    full = shapes(args.size, prefixes)
+    quarter = shapes(args.size // 4, prefixes) | lead_shapes(args.size // 4)
+    full = shapes(args.size, prefixes) | lead_shapes(args.size)
     failed = False
     print(f"{'matcher':22} {'slowest shape at ' + str(args.size) + ' chars':48} {'seconds':>8}")
     for name, matcher in MATCHERS.items():

@@ -33,7 +33,7 @@ _LONGEST_ABBREVIATION = 8
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+_TABLE_RULE = re.compile(r"^\s*(?:\|\s*)?:?-{3,}")
 _ABBREVIATIONS = {"e.g", "i.e", "eg", "ie", "etc", "vs", "cf", "approx", "no", "incl"}
 # A clause that relaxes a rule for its scope instead of asking for it ("... need not name a PR").
 _RELAXED = re.compile(
@@ -78,9 +78,13 @@ def under_prohibition(heading: str | None) -> bool:
     return bool(heading) and bool(_DONT_HEADING.search(normalise(heading or "")))
 
 
+# A run of spaces is entered at its first space only (as in _CLAUSE): from every space, a run is rescanned.
+_NEGATION_SCOPE = re.compile(r"[,;:(]|(?<!\s)\s+but\s+")
+
+
 def negated(text: str, at: int) -> bool:
     """Whether a negation stands between the last comma (or clause start) before `at` and `at`."""
-    return bool(NEGATION.search(re.split(r"[,;:(]|\s+but\s+", text[:at])[-1]))
+    return bool(NEGATION.search(_NEGATION_SCOPE.split(text[:at])[-1]))
 
 
 _SWITCH_OFF = re.compile(r"\b(?:off|disabled?|ignored?|skip(?:ped)?|turned\s+off)\b", re.IGNORECASE)
@@ -494,7 +498,8 @@ _INSIDE = re.compile(
 
 
 # What stands between two folders of one list ("in `lib/`, `app/` and `cli/`").
-_LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|or))\s*", re.IGNORECASE)
+# (Not `\s*,?\s*`: without the comma, two `\s*` in a row split a run of spaces every way.)
+_LISTED = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s*)?|(?:and|or)\s*)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

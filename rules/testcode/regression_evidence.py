@@ -30,7 +30,7 @@ _STRONG = re.compile(
       | crash(?:es|ed|ing)?
       | reproduc(?:e|es|ed|ing|tion|er|ers)
       | no\ longer
-      | issue\s*[#-]?\s*\d+ | issues/\d+
+      | issue\s*(?:[#-]\s*)?\d+ | issues/\d+
       | (?:the|this|that|reported|original|upstream)\ issue
     )\b""",
     re.IGNORECASE | re.VERBOSE,
