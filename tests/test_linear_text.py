@@ -9,13 +9,24 @@ at a size anyone could notice. benchmarks/hostile_text.py prints the slowest sha
 from __future__ import annotations
 
 import itertools
+import random
 import re
 import time
 from functools import lru_cache
 
 import pytest
 
-from benchmarks.hostile_text import MATCHERS, PREFIXES, lead_shapes, shapes
+from benchmarks.hostile_text import (
+    MATCHERS,
+    NOT_PR_TEXT,
+    NOT_RUN_HERE,
+    PREFIXES,
+    coverage_texts,
+    lead_shapes,
+    module_patterns,
+    shapes,
+    unreached,
+)
 from bot.github.blocks import paragraph_lines
 from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
@@ -159,6 +170,18 @@ def test_every_matcher_is_linear_on_a_long_run_after_a_lead(matcher):
         assert_linear(work, lambda n, key=key: _lead_shapes(n)[key], 4_000)
 
 
+def test_the_benchmark_runs_every_pattern_pr_text_reaches():
+    """Every compiled pattern of rules/ and bot/ is used by a matcher of benchmarks/hostile_text.py on its
+    shapes, or is listed there as reading no PR text, or as bounded by its form (with the reason)."""
+    assert unreached(coverage_texts()) == []
+
+
+def test_the_patterns_listed_as_not_run_still_exist():
+    """A listed pattern that was renamed or removed would hide a new one of the same name's place."""
+    names = {name for _, name in module_patterns().values()}
+    assert set(NOT_PR_TEXT) | set(NOT_RUN_HERE) <= names
+
+
 # --- The rewritten patterns match what they matched before, on every short text of their words --------
 
 # (the pattern as it was, its flags, the pattern now, how it is applied, the pieces texts are made of)
@@ -292,6 +315,41 @@ def test_an_issue_number_is_still_a_strong_cue():
     assert [c.word for c in _cues("Checks issue  # 12 here.", "c")] == ["issue # 12"]
     assert [c.word for c in _cues("Checks issue-12.", "c")] == ["issue-12"]
     assert list(_cues("Checks issue x.", "c")) == []
+
+
+def _split_by_character(text: str) -> list[tuple[int, int]]:
+    """The sentence splitter as it was, one character at a time: the reference the faster one must match."""
+    spans, start, depth, code = [], 0, 0, False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            code = not code
+        elif code:
+            continue
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif ch in ".!?" and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
+            lo = max(start, i - agents._LONGEST_ABBREVIATION - 1)
+            word = agents._ABBREVIATION_TAIL.search(text, lo, i)
+            whole = word is not None and (word.start() > lo or lo == start)
+            nxt = agents._NEXT_WORD.search(text, i + 1)
+            following = nxt.group() if nxt else ""
+            if (whole and word and word.group().lower() in agents._ABBREVIATIONS) or following.islower():
+                continue
+            spans.append((start, i + 1))
+            start = i + 1
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
+def test_sentences_split_as_they_did_one_character_at_a_time():
+    pieces = ["a", "A", " ", "  ", ".", "!", "?", "(", ")", "[", "]", "`", "e.g", "etc", "No", "\n", "x."]
+    rnd = random.Random(22)
+    for _ in range(30_000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 14)))
+        assert agents._split_sentences(text) == _split_by_character(text), text
 
 
 def test_a_sentence_too_long_to_be_a_rule_is_reported_not_read():

@@ -276,33 +276,35 @@ def _split_sentences(text: str) -> list[tuple[int, int]]:
     return list(_sentence_spans(text))
 
 
-# The characters that can open or close code, parentheses or a sentence: the others are stepped over at
-# once (a megabyte of ". " was 4 s a character at a time in Python).
-_SENTENCE_MARK = re.compile(r"[`()\[\].!?]")
+# What can open or close code or parentheses, or end a sentence (a stop before a space or the end): the
+# other characters are stepped over at once, and a run of brackets is counted at once (a megabyte of
+# "e.g. " or of ")" took 4 s a character at a time in Python).
+_SENTENCE_MARK = re.compile(r"`|[(\[]+|[)\]]+|[.!?](?= |\Z)")
 
 
 def _sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     """_split_sentences one span at a time: a reader that stops at MAX_SENTENCES splits no further."""
     start, depth, code = 0, 0, False
     for mark in _SENTENCE_MARK.finditer(text):
-        i, ch = mark.start(), mark.group()
-        if ch == "`":
+        i, run = mark.start(), mark.group()
+        if run == "`":
             code = not code
         elif code:
             continue
-        elif ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth = max(0, depth - 1)
-        elif ch in ".!?" and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
+        elif run[0] in "([":
+            depth += len(run)
+        elif run[0] in ")]":
+            depth = max(0, depth - len(run))
+        elif depth == 0:
+            nxt = _NEXT_WORD.search(text, i + 1)
+            if nxt is not None and nxt.group().islower():
+                continue  # "e.g. this", "approx. ten": the sentence goes on
             # Only a short tail can be an abbreviation; looking at more would rescan the sentence so far
             # at every full stop.
             lo = max(start, i - _LONGEST_ABBREVIATION - 1)
             word = _ABBREVIATION_TAIL.search(text, lo, i)
             whole = word is not None and (word.start() > lo or lo == start)
-            nxt = _NEXT_WORD.search(text, i + 1)
-            following = nxt.group() if nxt else ""
-            if (whole and word and word.group().lower() in _ABBREVIATIONS) or following.islower():
+            if whole and word and word.group().lower() in _ABBREVIATIONS:
                 continue
             yield start, i + 1
             start = i + 1
