@@ -113,22 +113,22 @@ REPORTED_22 = {
     # TRN005: "max_steps" and 4,000 spaces in a PR description (cubic: `bot review` never finished).
     "claim-key-spaces": (claims, lambda n: "max_steps" + " " * n + "x", 250),
     # A claim followed by spaces: "max_steps: 38 (before)" looks on past the number.
-    "claim-after-spaces": (claims, lambda n: "max_steps 38" + " " * n + "x", 8_000),
+    "claim-after-spaces": (claims, lambda n: "max_steps 38" + " " * n + "x", 2_000),
     # TRN005's table separator row: `|--` and spaces (10 s at the 64 KB cap).
-    "claim-table-rule-spaces": (claims, lambda n: "|--" + " " * n + "x", 8_000),
+    "claim-table-rule-spaces": (claims, lambda n: "|--" + " " * n + "x", 2_000),
     # AGT001: a docstring "PR" or "issue" then whitespace (a 1 MB docstring: hours).
-    "reference-pr-spaces": (names_reference, lambda n: "PR" + " " * n + "x", 8_000),
-    "reference-issue-spaces": (lambda t: names_reference(t, True), lambda n: "issue" + "\n" * n + "x", 8_000),
+    "reference-pr-spaces": (names_reference, lambda n: "PR" + " " * n + "x", 2_000),
+    "reference-issue-spaces": (lambda t: names_reference(t, True), lambda n: "issue" + "\n" * n + "x", 2_000),
     # The fix evidence: a description "Fix typo issue" and spaces (25 s at the 64 KB cap).
     "evidence-fix-typo-issue": (
         lambda t: pr_evidence(PullRequest(body=t), frozenset()),
         lambda n: "Fix typo issue" + " " * n + "x",
-        8_000,
+        2_000,
     ),
     # Found by the sweep: AGENTS.md folders listed with spaces between, and "but" after a run of spaces.
-    "folders-spaces-between": (agents.folders, lambda n: "`a/`" + " " * n + "x `b/`", 8_000),
-    "negation-scope-spaces": (lambda t: agents.negated(t, len(t)), lambda n: "a" + " " * n + "x", 8_000),
-    "agents-table-rule-spaces": (agents._TABLE_RULE.match, lambda n: " " * n + "x", 8_000),
+    "folders-spaces-between": (agents.folders, lambda n: "`a/`" + " " * n + "x `b/`", 2_000),
+    "negation-scope-spaces": (lambda t: agents.negated(t, len(t)), lambda n: "a" + " " * n + "x", 2_000),
+    "agents-table-rule-spaces": (agents._TABLE_RULE.match, lambda n: " " * n + "x", 2_000),
 }
 
 
