@@ -126,8 +126,9 @@ REPORTED_22 = {
         2_000,
     ),
     # Found by the sweep: AGENTS.md folders listed with spaces between, and "but" after a run of spaces.
-    "folders-spaces-between": (agents.folders, lambda n: "`a/`" + " " * n + "x `b/`", 2_000),
-    "negation-scope-spaces": (lambda t: agents.negated(t, len(t)), lambda n: "a" + " " * n + "x", 2_000),
+    # (What stands between two folders of a list; a negation's scope within a clause.)
+    "folders-listed-spaces": (agents._LISTED.fullmatch, lambda n: " " * n + "x", 2_000),
+    "negation-scope-spaces": (lambda t: agents.negated(t, len(t)), lambda n: "a" + " " * n + "x", 4_000),
     "agents-table-rule-spaces": (agents._TABLE_RULE.match, lambda n: " " * n + "x", 2_000),
 }
 
