@@ -1,10 +1,14 @@
-"""Every text matcher that reads PR-controlled text, fed hostile shapes: the slowest input per matcher.
+r"""Every text matcher that reads PR-controlled text, fed hostile shapes: the slowest input per matcher.
 
 A matcher is one entry point a hostile PR author or commenter reaches with text they choose: the AGENTS.md
-and CLAUDE.md readers (both sides), the PR title and body, test files, profile files, comment bodies,
+and CLAUDE.md readers (both sides), the PR title, body, labels, branch and commit messages (through the
+review, and through the evidence and claim readers directly), test files, profile files, comment bodies,
 artifact fields, the diff reader and the sanitiser. A shape is a way of filling n characters that makes
 backtracking patterns and naive splitting loops do quadratic work: one word repeated, one separator
-repeated, one long token, each behind a few prefixes that the patterns look for.
+repeated, one long token, each behind a few prefixes that the patterns look for; and a lead (a word a
+pattern keys on: "PR", "issue", "max_steps", `|--`) followed by one long run of a separator and a letter
+that ends the match, which is where two quantifiers in a row over the same characters (`\s*[#-]?\s*`)
+split the run every way.
 
     PYTHONPATH=. python3 benchmarks/hostile_text.py [--size 1048576] [--budget 30] [--only NAME] [--prefixes]
 
@@ -16,12 +20,18 @@ tests/test_linear_text.py runs the same matchers on the same shapes at two sizes
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import pkgutil
+import re
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+import bot
+import rules
 from bot.git.diff import DiffError, parse_diff
 from bot.github.artifact import ArtifactError, load_artifact
 from bot.github.commands import parse_commands
@@ -30,13 +40,20 @@ from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize
 from rules.core.models import ChangeSet, FileChange, FileStatus, PullRequest
+from rules.testcode.regression_evidence import _IMPORT, pr_evidence
+from rules.training.claims import claims
 from rules.training.profiles import ProfileError, parse_profiles
 
 BASE, HEAD = "b" * 40, "c" * 40
 RULE_AGENTS = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"
 # The same rule where issues count as references (AGT001 then looks for issue URLs in docstrings too).
 ISSUE_AGENTS = "# Rules\n\n- Regression tests must name the issue or PR they guard in the docstring.\n"
+# The config's regression modes in which AGT001 reads the PR's words for a fix, or a test's marks.
+FIX_PRS = "rules:\n  AGT001:\n    options:\n      regression: fix-prs\n"
+MARKED = "rules:\n  AGT001:\n    options:\n      regression: marked\n"
 TEST = "def test_ok():\n    # used to crash\n    assert compute() == 3\n"
+# A profile the PR changes, so that TRN005 reads the description's step claims.
+PROFILE = "target_examples = 300\nbatch_size = 8\n"
 
 # Units a hostile text repeats: words the policy patterns look for, separators they split on, and the
 # characters of one long token.
@@ -112,6 +129,33 @@ SEPARATORS = (
 )
 TOKENS = ("a", "A", "1", "aA", "é")
 PREFIXES = ("", "Regression ", "- ", "@bot waive AGT001 ", "`", "# ")
+# Words patterns key on, each followed by one long run (RUNS) and a letter: "PR" and spaces, then "x".
+LEADS = (
+    "PR",
+    "pull request",
+    "issue",
+    "Fix typo issue",
+    "fixes",
+    "commit",
+    "max_steps",
+    "max_steps = 38",
+    "|--",
+    "| -- |",
+    "| max_steps |",
+    "`a/`",
+    "Previously",
+    "@bot",
+    "# bot: ignore",
+    "Regression tests",
+    "import",
+    # Comment blocks: an HTML block left open, a paragraph line before a setext underline or a table row.
+    "<script>\n",
+    "<?",
+    "<![CDATA[",
+    "a\n",
+    "a|b\n",
+)
+RUNS = (" ", "\t", "\n", "-", "#", "`", ",")
 
 
 def shapes(size: int, prefixes: tuple[str, ...] = PREFIXES) -> dict[str, str]:
@@ -121,6 +165,15 @@ def shapes(size: int, prefixes: tuple[str, ...] = PREFIXES) -> dict[str, str]:
         for unit in WORDS + SEPARATORS + TOKENS:
             body = unit * max(1, (size - len(prefix)) // len(unit))
             out[f"{prefix!r}+{unit!r}*"] = prefix + body
+    return out
+
+
+def lead_shapes(size: int) -> dict[str, str]:
+    """Every lead, then one run of about size characters, then a letter, by name."""
+    out: dict[str, str] = {}
+    for lead in LEADS:
+        for run in RUNS:
+            out[f"{lead!r}+{run!r}*+'x'"] = lead + run * max(1, size - len(lead) - 1) + "x"
     return out
 
 
@@ -218,6 +271,35 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
         {"AGENTS.md": RULE_AGENTS, "tests/test_ok.py": TEST},
         PullRequest(number=7, title=t[:1000], body=t, head_ref=t[:200]),
     ),
+    "pr-commits-labels": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS},
+        {"AGENTS.md": RULE_AGENTS, "tests/test_ok.py": TEST},
+        PullRequest(number=7, labels=(t[:100],), commits=(t, "Merge pull request #1 from a/b\n\n" + t)),
+    ),
+    "pr-fix-prs-mode": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS, ".github/bot.yml": FIX_PRS},
+        {"AGENTS.md": RULE_AGENTS, ".github/bot.yml": FIX_PRS, "tests/test_ok.py": TEST},
+        PullRequest(number=7, title=t[:1000], body=t, labels=(t[:100],), commits=(t,)),
+    ),
+    "test-file-marked-mode": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS, ".github/bot.yml": MARKED},
+        {
+            "AGENTS.md": RULE_AGENTS,
+            ".github/bot.yml": MARKED,
+            "tests/test_x.py": 'def test_x():\n    """' + t.replace('"', "'") + '"""\n',
+        },
+    ),
+    # TRN005 reads the description only when the PR changes a profile.
+    "pr-body-profile": lambda t: _review(
+        {"AGENTS.md": RULE_AGENTS},
+        {"AGENTS.md": RULE_AGENTS, "compat_profiles/p.toml": PROFILE},
+        PullRequest(number=7, title="Change the profile", body=t),
+    ),
+    # The readers of PR text on their own, so that no earlier gate of the review hides them.
+    "pr-evidence": lambda t: pr_evidence(
+        PullRequest(title=t[:1000], body=t, head_ref=t[:200], labels=(t[:100],), commits=(t,)), frozenset()
+    ),
+    "pr-claims": claims,
     "test-file-comment": lambda t: _review(
         {"AGENTS.md": RULE_AGENTS},
         {"AGENTS.md": RULE_AGENTS, "tests/test_x.py": "def test_x():\n    # " + t.replace("\n", " ") + "\n"},
@@ -239,12 +321,104 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
     "test-file-raw": lambda t: _review(
         {"AGENTS.md": RULE_AGENTS}, {"AGENTS.md": RULE_AGENTS, "tests/test_x.py": t}
     ),
+    # A test file's import lines, read where AGT001 compares a test's words with the modules it imports.
+    "test-file-imports": lambda t: list(_IMPORT.finditer(t)),
     "profile-file": _profile,
     "comment-commands": lambda t: parse_commands(t, "bot"),
     "artifact": _artifact,
     "diff-reader": _diff,
     "sanitiser": _sanitiser,
 }
+
+
+# Module-level patterns (in rules/ and bot/) that no PR-controlled text reaches, and why.
+NOT_PR_TEXT = {
+    "bot.cli.explain._ABOUT_RULES": "the question given to `bot explain` on the command line",
+    "bot.git.local._SHA": "git's own output",
+    "bot.github.actions._OUTPUT_NAME": "the names of the outputs the bot sets",
+    "bot.github.pull._WHOLE": "the hunk header GitHub writes on a file's patch",
+}
+# Patterns PR-controlled text reaches that the matchers above do not run, and why their work is bounded
+# all the same. Anything not listed in either dict must be reached by a matcher (`--coverage` checks).
+NOT_RUN_HERE = {
+    "bot.git.diff._ADDED_RUN": "one quantifier over one character (`\\++`): each run is taken once",
+    "bot.git.diff._REMOVED_RUN": "one quantifier over one character (`-+`): each run is taken once",
+    "bot.github.actions._BREAK": "no quantifier beyond `\\n?`",
+    "rules.core.lines._LONE_CR": "no quantifier: one lookahead of one character",
+    "bot.git.fixing._LONE_LF": "no quantifier: one lookbehind of one character",
+    "bot.github.blocks._COMMENT": (
+        "matched only where cmark-gfm's HTML has `<!--`, lazily to the first `-->`; an unclosed comment "
+        "ends the reading, so each character is scanned at most once more"
+    ),
+    "rules.testcode.assertions._GUARD_WORDS": "no quantifier",
+    "bot.github.artifact._CODE": "anchored, every quantifier bounded",
+    "bot.github.artifact._REPOSITORY": "anchored, every quantifier bounded",
+    "bot.github.artifact._SHA": "anchored, fixed length",
+    "rules.testcode.waivers._CODE": "anchored, every quantifier bounded",
+    "bot.github.publish._STATE": "one quantifier, after a literal only the bot's own comments start with",
+    "bot.github.suggest._MARK": "one quantifier, after a literal only the bot's own suggestions start with",
+    "bot.review.sarif._SOURCE": "anchored; the one quantifier before `:` backtracks once over the source",
+    "rules.testcode.regression_evidence._CLOSING": "`\\bfix` then a bounded run then one digit run",
+    "rules.testcode.rewritten_expectation._EXPECTED_NAME": "anchored, on one identifier",
+    # The recogniser reads only rule sentences of at most MAX_RULE_SENTENCE characters.
+    "rules.agents_md.reader._LISTED": "on the text between two folders of one rule sentence",
+    "rules.agents_md.reader._SWITCH_OFF": "on one clause of a rule sentence",
+    "rules.agents_md.reader._SWITCH_ON": "on one clause of a rule sentence",
+    "rules.agents_md.reader._VERDICT": "on one clause of a rule sentence",
+    "rules.agents_md.trunk._TARGET": "on one rule sentence",
+    "rules.agents_md.trunk._TRUNK_NAMES": "on one rule sentence",
+}
+
+
+def module_patterns() -> dict[int, tuple[re.Pattern[str], str]]:
+    """Every compiled pattern a module of rules/ or bot/ holds (alone, or in a tuple, list or dict), by id."""
+    out: dict[int, tuple[re.Pattern[str], str]] = {}
+    for package in (rules, bot):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if info.name.endswith("__main__"):
+                continue  # runs the command line on import
+            for name, value in vars(importlib.import_module(info.name)).items():
+                for item in _held(value):
+                    out.setdefault(id(item), (item, f"{info.name}.{name}"))
+    return out
+
+
+def _held(value: Any) -> Iterable[re.Pattern[str]]:
+    if isinstance(value, re.Pattern):
+        yield value
+    elif isinstance(value, (tuple, list, dict)):
+        for item in value.values() if isinstance(value, dict) else value:
+            if isinstance(item, re.Pattern):
+                yield item
+            elif isinstance(item, tuple):
+                yield from (x for x in item if isinstance(x, re.Pattern))
+
+
+def unreached(texts: Iterable[str]) -> list[str]:
+    """The module patterns (by name) that no matcher uses on these texts and no dict above lists."""
+    used: set[int] = set()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "c_call" and isinstance(getattr(arg, "__self__", None), re.Pattern):
+            used.add(id(arg.__self__))
+
+    patterns = module_patterns()
+    threading.setprofile(profile)
+    sys.setprofile(profile)
+    try:
+        for text in texts:
+            for matcher in MATCHERS.values():
+                matcher(text)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+    names = {name for i, (_, name) in patterns.items() if i not in used}
+    return sorted(names - set(NOT_PR_TEXT) - set(NOT_RUN_HERE))
+
+
+def coverage_texts(size: int = 40) -> list[str]:
+    """Short texts of every shape: enough to open each matcher's gates."""
+    return [*lead_shapes(size).values(), *shapes(size, PREFIXES[:1]).values()]
 
 
 def timed(matcher: Callable[[str], Any], text: str) -> float:
@@ -261,10 +435,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--prefixes", action="store_true", help="each shape behind every prefix, not bare only"
     )
+    parser.add_argument(
+        "--coverage", action="store_true", help="list the patterns of rules/ and bot/ no matcher reaches"
+    )
     args = parser.parse_args(argv)
+    if args.coverage:
+        missing = unreached(coverage_texts())
+        print("\n".join(missing) or "every pattern PR text reaches is run by a matcher")
+        return 1 if missing else 0
     prefixes = PREFIXES if args.prefixes else PREFIXES[:1]
-    quarter = shapes(args.size // 4, prefixes)
-    full = shapes(args.size, prefixes)
+    quarter = shapes(args.size // 4, prefixes) | lead_shapes(args.size // 4)
+    full = shapes(args.size, prefixes) | lead_shapes(args.size)
     failed = False
     print(f"{'matcher':22} {'slowest shape at ' + str(args.size) + ' chars':48} {'seconds':>8}")
     for name, matcher in MATCHERS.items():

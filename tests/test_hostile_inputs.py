@@ -230,6 +230,42 @@ def test_everything_at_once_through_a_fresh_process(tmp_path):
     assert set(head) | {".github/bot.yml", "tests/test_ok.py"} <= named
 
 
+# Values small in the test's text and in each level's length, huge to compare: n**3 zeros from three
+# repeats, 2**40 from forty doublings (each old run: hours in AGT002's evaluator).
+NESTED_REPEATS = {
+    "tests/test_cube.py": (
+        "def test_cube():\n"
+        "    x = [[[0] * 9999] * 9999] * 9999\n"
+        "    assert x == [[[0] * 9999] * 9999] * 9999\n"
+    ),
+    "tests/test_doubling.py": (
+        "def test_doubling():\n    x = y = 0\n"
+        + "    x = [x, x]\n    y = [y, y]\n" * 40
+        + "    assert x == y\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("path", sorted(NESTED_REPEATS))
+def test_nested_repeats_in_a_test_are_left_unknown_in_bounded_time(tmp_path, path):
+    """A fresh process, so that a run that would take hours is stopped: the timeout is generous, the old
+    evaluator's work was counted in hours."""
+    r = _repo(tmp_path, {}, {path: NESTED_REPEATS[path]})
+    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "check", "--repo", str(r.path), "--base", "main", "--format", "json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert proc.stderr == ""
+    report = json.loads(proc.stdout)
+    # The value is too big to know, so the check is not called tautological; AGT001 still reads the test.
+    assert [f["rule"] for f in report["findings"] if f["path"] == path] == ["AGT001"]
+
+
 def test_nothing_from_the_pull_request_is_imported_or_run(tmp_path, capsys):
     sentinel = tmp_path / "ran"
     payload = f"open({str(sentinel)!r}, 'w').write('ran')\n"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rules.testcode.literal_values import MAX_ITEMS, Evaluator, Unknown
+from rules.testcode.literal_values import MAX_DEPTH, MAX_ITEMS, MAX_SIZE, Evaluator, Unknown
 
 
 def _value(source: str, env: dict[str, Any] | None = None, shadowed: frozenset[str] = frozenset()) -> Any:
@@ -104,3 +104,65 @@ def test_growth_stops_at_the_item_bound() -> None:
     assert len(_value("big + []", env)) == MAX_ITEMS
     with pytest.raises(Unknown):
         _value("big + [1]", env)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "[[[0] * 9999] * 9999] * 9999",  # three lists of 9,999 items, 10**12 zeros to compare
+        "[[0] * 200] * 200 == [[0] * 200] * 200",
+        "(('a' * 10_000,) * 3)",  # a string's characters count
+        "[[0] * 10_000, [0] * 10_000, [0] * 10_000]",
+        "{1: [0] * 8_000, 2: [0] * 8_000, 3: [0] * 8_000}",
+        "2 * [[0] * 8_000] * 2",
+    ],
+)
+def test_a_value_too_big_in_all_is_unknown_whatever_each_level_holds(source: str) -> None:
+    with pytest.raises(Unknown):
+        _value(source)
+
+
+def test_a_value_doubled_by_name_stops_at_the_size_bound() -> None:
+    """`x = [x, x]` forty times holds 2**40 leaves in forty small lists: the bound is reached by name too."""
+    x: Any = 0
+    for _ in range(20):
+        x = [x, x]
+    with pytest.raises(Unknown):
+        _value("[x, 1]", {"x": x})
+    with pytest.raises(Unknown):
+        _value("x == x", {"x": x})
+
+
+def test_a_value_nested_too_deep_is_unknown() -> None:
+    deep: Any = 0
+    for _ in range(MAX_DEPTH + 1):
+        deep = [deep]
+    with pytest.raises(Unknown):
+        _value("deep", {"deep": deep})
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("[[1, 2]] * 2", [[1, 2], [1, 2]]),
+        ("2 * [[0] * 3]", [[0, 0, 0], [0, 0, 0]]),
+        ("[[0] * 99] * 99 == [[0] * 99] * 99", True),
+        ("[('ab',) * 2] * 2", [("ab", "ab"), ("ab", "ab")]),
+        ("{'a': [1] * 3, 'b': 'xy' * 2}", {"a": [1, 1, 1], "b": "xyxy"}),
+        ("[0] * -1", []),
+    ],
+)
+def test_small_nested_values_still_evaluate(source: str, expected: Any) -> None:
+    assert _value(source) == expected
+
+
+def test_sizes_given_for_names_are_trusted_and_kept() -> None:
+    """A value the caller measured once is not walked again; its size is what the evaluator reports."""
+    big = [0] * 100
+    evaluator = Evaluator({"big": big}, frozenset(), {"big": (100, 1)})
+    assert evaluator.value(ast.parse("[big] * 3", mode="eval").body) == [big] * 3
+    assert evaluator.size([big] * 3) == (303, 2)  # a fresh list: walked, its item found measured
+    with pytest.raises(Unknown):
+        Evaluator({"big": big}, frozenset(), {"big": (MAX_SIZE, 1)}).value(
+            ast.parse("[big, big]", mode="eval").body
+        )

@@ -136,6 +136,11 @@ CASES: list[tuple[str, str, tuple[str, ...] | None]] = [
         ("`assert len(unique) == 3` (line 5), re-checks `unique` (line 4), which the test computed",),
     ),
     (
+        "small-nested-repeat",
+        _test("x = [[1, 2] * 2] * 3\nassert x == [[1, 2, 1, 2]] * 3"),
+        ("re-checks `x` (line 3), which the test computed",),
+    ),
+    (
         "literal-membership",
         _test("names = ['a', 'b']\nassert 'a' in names"),
         ("assigned to `names` on line 3",),

@@ -34,7 +34,7 @@ _LONGEST_ABBREVIATION = 8
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+_TABLE_RULE = re.compile(r"^\s*(?:\|\s*)?:?-{3,}")
 _ABBREVIATIONS = {"e.g", "i.e", "eg", "ie", "etc", "vs", "cf", "approx", "no", "incl"}
 # A clause that relaxes a rule for its scope instead of asking for it ("... need not name a PR").
 _RELAXED = re.compile(
@@ -79,9 +79,13 @@ def under_prohibition(heading: str | None) -> bool:
     return bool(heading) and bool(_DONT_HEADING.search(normalise(heading or "")))
 
 
+# A run of spaces is entered at its first space only (as in _CLAUSE): from every space, a run is rescanned.
+_NEGATION_SCOPE = re.compile(r"[,;:(]|(?<!\s)\s+but\s+")
+
+
 def negated(text: str, at: int) -> bool:
     """Whether a negation stands between the last comma (or clause start) before `at` and `at`."""
-    return bool(NEGATION.search(re.split(r"[,;:(]|\s+but\s+", text[:at])[-1]))
+    return bool(NEGATION.search(_NEGATION_SCOPE.split(text[:at])[-1]))
 
 
 _SWITCH_OFF = re.compile(r"\b(?:off|disabled?|ignored?|skip(?:ped)?|turned\s+off)\b", re.IGNORECASE)
@@ -282,31 +286,43 @@ def _units(text: str) -> Iterator[tuple[list[tuple[int, str]], bool]]:
 
 def _split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans of a block, not splitting inside code, parentheses or after abbreviations."""
-    spans, start, depth, code = [], 0, 0, False
-    for i, ch in enumerate(text):
-        if ch == "`":
+    return list(_sentence_spans(text))
+
+
+# What can open or close code or parentheses, or end a sentence (a stop before a space or the end): the
+# other characters are stepped over at once, and a run of brackets is counted at once (a megabyte of
+# "e.g. " or of ")" took 4 s a character at a time in Python).
+_SENTENCE_MARK = re.compile(r"`|[(\[]+|[)\]]+|[.!?](?= |\Z)")
+
+
+def _sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """_split_sentences one span at a time: a reader that stops at MAX_SENTENCES splits no further."""
+    start, depth, code = 0, 0, False
+    for mark in _SENTENCE_MARK.finditer(text):
+        i, run = mark.start(), mark.group()
+        if run == "`":
             code = not code
         elif code:
             continue
-        elif ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth = max(0, depth - 1)
-        elif ch in ".!?" and depth == 0 and (i + 1 == len(text) or text[i + 1] == " "):
+        elif run[0] in "([":
+            depth += len(run)
+        elif run[0] in ")]":
+            depth = max(0, depth - len(run))
+        elif depth == 0:
+            nxt = _NEXT_WORD.search(text, i + 1)
+            if nxt is not None and nxt.group().islower():
+                continue  # "e.g. this", "approx. ten": the sentence goes on
             # Only a short tail can be an abbreviation; looking at more would rescan the sentence so far
             # at every full stop.
             lo = max(start, i - _LONGEST_ABBREVIATION - 1)
             word = _ABBREVIATION_TAIL.search(text, lo, i)
             whole = word is not None and (word.start() > lo or lo == start)
-            nxt = _NEXT_WORD.search(text, i + 1)
-            following = nxt.group() if nxt else ""
-            if (whole and word and word.group().lower() in _ABBREVIATIONS) or following.islower():
+            if whole and word and word.group().lower() in _ABBREVIATIONS:
                 continue
-            spans.append((start, i + 1))
+            yield start, i + 1
             start = i + 1
     if text[start:].strip():
-        spans.append((start, len(text)))
-    return spans
+        yield start, len(text)
 
 
 def sentences(text: str) -> Iterator[tuple[int, str, bool]]:
@@ -318,7 +334,7 @@ def sentences(text: str) -> Iterator[tuple[int, str, bool]]:
             joined += piece.strip() + " "
         joined = joined.rstrip()
         positions = [pos for pos, _ in starts]
-        for a, b in _split_sentences(joined):
+        for a, b in _sentence_spans(joined):
             sentence = joined[a:b].strip()
             if not sentence:
                 continue
@@ -507,7 +523,8 @@ _INSIDE = re.compile(
 
 
 # What stands between two folders of one list ("in `lib/`, `app/` and `cli/`").
-_LISTED = re.compile(r"\s*(?:,|,?\s*(?:and|or))\s*", re.IGNORECASE)
+# (Not `\s*,?\s*`: without the comma, two `\s*` in a row split a run of spaces every way.)
+_LISTED = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s*)?|(?:and|or)\s*)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,15 @@ import re
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rules.testcode.literal_values import NAMES, TYPE_NAMES, Evaluator, Unknown, is_instance, unknown_call
+from rules.testcode.literal_values import (
+    NAMES,
+    TYPE_NAMES,
+    Evaluator,
+    Size,
+    Unknown,
+    is_instance,
+    unknown_call,
+)
 from rules.testcode.testfiles import dotted
 
 _ASSERT_PREFIXES = ("assert", "check", "expect", "verify")
@@ -123,6 +131,7 @@ class Bound:
     line: int
     derived: bool = False  # computed from literals (`list(dict.fromkeys(xs))`), not a literal itself
     data: object = field(default=None, compare=False)  # its value, worked out (_UNSET when unknown)
+    size: Size | None = field(default=None, compare=False)  # data's size, measured once (Evaluator.size)
 
 
 def _index(container: ast.expr, key: ast.expr) -> ast.expr | None:
@@ -311,6 +320,13 @@ def _known(env: Mapping[str, Bound]) -> dict[str, object]:
     return {k: b.data for k, b in env.items() if b.data is not _UNSET}
 
 
+def _evaluator(env: Mapping[str, Bound], shadowed: Container[str]) -> Evaluator:
+    """An evaluator over the known literals, told their sizes: a value a thousand checks read is measured
+    once, when it is bound, not by each check."""
+    sizes = {k: b.size for k, b in env.items() if b.size is not None}
+    return Evaluator(_known(env), shadowed, sizes)
+
+
 def fixed_check(
     node: ast.Assert | ast.Call, env: Mapping[str, Bound], shadowed: Container[str]
 ) -> _Why | None:
@@ -319,7 +335,7 @@ def fixed_check(
     Its value is worked out from the literals (rules.testcode.literal_values); one that would fail or raise,
     or that reads anything else, is not reported.
     """
-    ev = Evaluator(_known(env), shadowed)
+    ev = _evaluator(env, shadowed)
     try:
         if isinstance(node, ast.Assert):
             holds = bool(ev.value(node.test))
@@ -400,17 +416,19 @@ def literal_bindings(stmt: ast.stmt) -> Iterator[Bound]:
     if isinstance(stmt, ast.Assign) and _is_literal(stmt.value):
         for t in stmt.targets:
             if isinstance(t, ast.Name):
-                yield Bound(t.id, stmt.value, stmt.lineno, data=_data(stmt.value))
+                yield _literal(t.id, stmt.value, stmt.lineno)
     elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
         if _is_literal(stmt.value):
-            yield Bound(stmt.target.id, stmt.value, stmt.lineno, data=_data(stmt.value))
+            yield _literal(stmt.target.id, stmt.value, stmt.lineno)
 
 
-def _data(literal: ast.expr) -> object:
+def _literal(name: str, literal: ast.expr, line: int) -> Bound:
+    ev = Evaluator({}, frozenset())
     try:
-        return Evaluator({}, frozenset()).value(literal)
+        data = ev.value(literal)
     except Unknown:
-        return _UNSET
+        return Bound(name, literal, line, data=_UNSET)
+    return Bound(name, literal, line, data=data, size=ev.size(data))
 
 
 def iter_checks(node: ast.AST) -> Iterator[ast.AST]:
@@ -808,11 +826,12 @@ def _derived(stmt: ast.stmt, env: Mapping[str, Bound], shadowed: Container[str])
         return None
     if _is_literal(stmt.value) or unknown_call(stmt.value):
         return None  # a literal binding, kept as such; or a value nothing here can know
+    ev = _evaluator(env, shadowed)
     try:
-        data = Evaluator(_known(env), shadowed).value(stmt.value)
+        data = ev.value(stmt.value)
     except Unknown:
         return None
-    return Bound(stmt.targets[0].id, stmt.value, stmt.lineno, derived=True, data=data)
+    return Bound(stmt.targets[0].id, stmt.value, stmt.lineno, derived=True, data=data, size=ev.size(data))
 
 
 def _after(nodes: Sequence[ast.AST], env: dict[str, Bound]) -> dict[str, Bound]:

@@ -5,6 +5,12 @@ outcome is decided before any code under test runs. To say so with certainty, an
 check that would fail (`d = {"a": 1}; d["b"]` raises), the value is worked out here over plain data:
 constants, containers of them, a handful of builtins and methods that only compute, and operators. Any
 other name, call or attribute, and any value that grows past a small bound, makes the value unknown.
+
+The bound is on a value's whole size, not on each level's length: `[[[0] * n] * n] * n` is three lists of n
+items, built at once, yet comparing or sorting it visits n**3 zeros (a 200-byte test took hours). So every
+value is measured as what an operation over it may visit (every item at every level, a part shared by
+reference counted each time it is reached, a string's characters), and a repeat is measured before it is
+built.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Container, Mapping
+from itertools import chain
 from typing import Any
 
 
@@ -20,9 +27,14 @@ class Unknown(Exception):
 
 
 # Past these sizes a value is unknown: the test text decides them, and a hostile one must stay cheap.
-MAX_ITEMS = 10_000
+MAX_ITEMS = 10_000  # the length of one string or container
+MAX_SIZE = 20_000  # items at every level of one value, shared parts counted each time (see Evaluator.size)
 MAX_INT_BITS = 256
-MAX_DEPTH = 50
+MAX_DEPTH = 50  # the expression's nesting, and the value's
+
+Size = tuple[int, int]  # (items at every level, levels of containers): what an operation may visit
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+_ATOMS = frozenset({int, float, bool, complex, type(None)})  # types whose values hold nothing
 
 _TYPES: dict[str, type] = {
     t.__name__: t for t in (list, tuple, set, frozenset, dict, str, int, float, bool, bytes, complex)
@@ -46,7 +58,7 @@ def _sized(*items: Any) -> None:
 
 
 def _mul(a: Any, b: Any) -> Any:
-    # `"a" * 10**9` must not be built to learn it is too big.
+    # `"a" * 10**9` must not be built to learn it is too big (Evaluator._repeat also bounds its whole size).
     for seq, n in ((a, b), (b, a)):
         if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int):
             if len(seq) * max(n, 0) > MAX_ITEMS:
@@ -159,20 +171,74 @@ def unknown_call(node: ast.expr) -> bool:
 class Evaluator:
     """Works out values over the literals a test bound to names (env) and the builtins it did not rebind."""
 
-    def __init__(self, env: Mapping[str, Any], shadowed: Container[str]) -> None:
+    def __init__(
+        self, env: Mapping[str, Any], shadowed: Container[str], sizes: Mapping[str, Size] | None = None
+    ) -> None:
+        """sizes: the size of some of env's values, already measured (self.size), so not walked again."""
         self.env = env
         self.shadowed = shadowed
+        self.sizes = sizes or {}
         self.used: list[str] = []  # the names of env the last evaluations read
+        # Containers measured, by id, with the container itself: held, so that no other object takes its id.
+        self._measured: dict[int, tuple[Any, Size]] = {}
 
     def value(self, node: ast.expr, depth: int = 0) -> Any:
         if depth > MAX_DEPTH:
             raise Unknown
         try:
-            return _bounded(self._value(node, depth + 1))
+            result = _bounded(self._value(node, depth + 1))
+            self.size(result)  # every value within MAX_SIZE and MAX_DEPTH before anything reads it
+            return result
         except Unknown:
             raise
         except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError, AttributeError):
             raise Unknown from None  # the test would raise here: that is a failure, not a fixed pass
+
+    def size(self, value: Any, level: int = 0) -> Size:
+        """What an operation over value may visit: (items at every level, with a string's characters and a
+        part shared by reference counted each time it is reached; levels of containers). Unknown past
+        MAX_SIZE or MAX_DEPTH, found without walking further: each container is walked once per evaluator,
+        and a walk stops at the bound, so measuring costs no more than building did."""
+        if isinstance(value, (str, bytes)):
+            return len(value), 0
+        if not isinstance(value, _CONTAINERS):
+            return 0, 0
+        hit = self._measured.get(id(value))
+        if hit is None:
+            hit = (value, self._walk(value, level))
+            self._measured[id(value)] = hit
+        if level + hit[1][1] > MAX_DEPTH:
+            raise Unknown
+        return hit[1]
+
+    def _walk(self, value: Any, level: int) -> Size:
+        if level >= MAX_DEPTH:
+            raise Unknown
+        items, depth = 0, 0
+        for child in chain.from_iterable(value.items()) if isinstance(value, dict) else value:
+            items += 1
+            if type(child) not in _ATOMS:
+                n, d = self.size(child, level + 1)
+                items, depth = items + n, max(depth, d)
+            if items > MAX_SIZE:
+                raise Unknown
+        return items, depth + 1
+
+    def _known_size(self, value: Any, size: Size) -> Any:
+        """value, whose size was worked out before it was built: not walked."""
+        if size[0] > MAX_SIZE or size[1] > MAX_DEPTH:
+            raise Unknown
+        if isinstance(value, _CONTAINERS):
+            self._measured[id(value)] = (value, size)
+        return value
+
+    def _repeat(self, a: Any, b: Any) -> Any:
+        """a * b, where a sequence repeated is measured before it is built: `[[[0] * n] * n] * n`."""
+        for seq, n in ((a, b), (b, a)):
+            if isinstance(seq, (list, tuple)) and isinstance(n, int):
+                items, depth = self.size(seq)
+                return self._known_size(_mul(a, b), (items * max(n, 0), depth))
+        return _mul(a, b)
 
     def _builtin_type(self, name: str) -> type | None:
         kind = _TYPES.get(name)  # looked up first: asking shadowed may cost a walk of the test
@@ -185,7 +251,10 @@ class Evaluator:
         if isinstance(node, ast.Name):
             if node.id in self.env:
                 self.used.append(node.id)
-                return self.env[node.id]
+                found = self.env[node.id]
+                if node.id in self.sizes:
+                    return self._known_size(found, self.sizes[node.id])
+                return found
             kind = self._builtin_type(node.id)
             if kind is None:
                 raise Unknown
@@ -213,6 +282,8 @@ class Evaluator:
             op = _BINOPS.get(type(node.op))
             if op is None:
                 raise Unknown
+            if isinstance(node.op, ast.Mult):
+                return self._repeat(v(node.left, depth), v(node.right, depth))
             return op(v(node.left, depth), v(node.right, depth))
         if isinstance(node, ast.UnaryOp):
             return _UNARY[type(node.op)](v(node.operand, depth))

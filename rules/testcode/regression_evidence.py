@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from rules.core.models import PullRequest
@@ -30,7 +31,7 @@ _STRONG = re.compile(
       | crash(?:es|ed|ing)?
       | reproduc(?:e|es|ed|ing|tion|er|ers)
       | no\ longer
-      | issue\s*[#-]?\s*\d+ | issues/\d+
+      | issue\s*(?:[#-]\s*)?\d+ | issues/\d+
       | (?:the|this|that|reported|original|upstream)\ issue
     )\b""",
     re.IGNORECASE | re.VERBOSE,
@@ -234,6 +235,9 @@ _MERGE = re.compile(
 _BY_BOT = re.compile(r"^\[[\w.-]{0,40}(?:ci|bot)\]", re.IGNORECASE)
 
 
+# Each reader of the PR's words reads its commits again (a dozen times a review): a commit message of a
+# megabyte of lines was split a dozen times. The result is frozen, so one reading serves them all.
+@lru_cache(maxsize=64)
 def _message(message: str) -> _Message:
     lines = message.strip().splitlines()
     if not lines:

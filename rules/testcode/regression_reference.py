@@ -127,7 +127,7 @@ _REFERENCE_HASH = re.compile(
 _REFERENCE_WORDS = re.compile(
     r"""
     \b(?:
-        (?:PR|pull\ request)\s*[#-]?\s*\d+                          # PR 828, PR #828, pull request 828
+        (?:PR|pull\ request)\s*(?:[#-]\s*)?\d+                      # PR 828, PR #828, pull request 828
       | GH-\d+                                                      # GH-828
       | commit\s+[0-9a-f]{7,40}                                     # commit 1234567
     )\b
@@ -139,7 +139,7 @@ _REFERENCE_HEX = re.compile(r"(?<![\w/-])" + _HEX + r"(?![\w-])", re.IGNORECASE)
 # `https?://HOST/PATH/issues/N` with a path of one or more characters, or "issue 12" ("issue #12", "#12"
 # and "GH-12" are references anyway). The URL is found in two parts (issue_url): one pattern with a lazy
 # path before `/issues/` rescanned the rest of a long word from every `http://` in it.
-_ISSUE_WORDS = re.compile(r"\bissue\s*#?\s*\d+\b", re.IGNORECASE)
+_ISSUE_WORDS = re.compile(r"\bissue\s*(?:#\s*)?\d+\b", re.IGNORECASE)
 _URL_HEAD = re.compile(r"https?://[^\s/]+/\S", re.IGNORECASE)  # scheme, host, "/", the path's first character
 _ISSUE_TAIL = re.compile(r"/issues/\d+\b", re.IGNORECASE)
 _SPACE = re.compile(r"\s")

@@ -51,8 +51,10 @@ KEYS = {
 }
 _KEY = "|".join(re.escape(k) for k in sorted(KEYS, key=len, reverse=True))  # longest first
 _NUMBER = r"\d(?:[,_]?\d)*"
+# No two quantifiers in a row range over the same characters: "max_steps" and 4,000 spaces took the
+# three `\s*` of `\s*(?:=|...)?\s*`?\s*` cubic time to split. Each run of spaces is taken whole here.
 _CLAIM = re.compile(
-    rf"(?<![\w.])(?P<key>{_KEY})`?\s*(?:=|:|is|of|to|becomes)?\s*`?\s*"
+    rf"(?<![\w.])(?P<key>{_KEY})`?\s*(?:(?:=|:|is|of|to|becomes)\s*)?(?:`\s*)?"
     rf"(?:(?:from\s+)?{_NUMBER}\s*(?:->|→|to)\s*)?(?P<value>{_NUMBER})(?!\w|\.\d)",
     re.IGNORECASE,
 )
@@ -68,14 +70,16 @@ _PAST = (
 _NOW = r"now|new|newly|after|produces|producing|gives|giving|yields|yielding|becomes|results in"
 _MARKER = re.compile(rf"\b(?:(?P<past>{_PAST})|(?P<now>{_NOW}))\b", re.IGNORECASE)
 # A marker just after a claim: "max_steps: 38 (before)".
-_PAST_AFTER = re.compile(rf"\s*[(\[]?\s*(?:{_PAST}|on main|at base)\b", re.IGNORECASE)
+_PAST_AFTER = re.compile(rf"\s*(?:[(\[]\s*)?(?:{_PAST}|on main|at base)\b", re.IGNORECASE)
 # Text between two claims that carries no meaning of its own: the second claim shares the first's time.
 _JOINER = re.compile(r"^[\s,;/&`*()]*(?:(?:and|or|with|plus)[\s,;/&`*()]*)*$", re.IGNORECASE)
 _TOKEN = re.compile(r"[\w][\w.-]*")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
 _FENCE = re.compile(r"^\s*(```|~~~)\s*(\S*)")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# A table's separator row: each run of spaces sits between a pipe and a cell, never between two `\s*`
+# (`|--` and 65,536 spaces then a letter took `:?\s*...\|?\s*$` quadratic time).
+_TABLE_RULE = re.compile(r"^\s*(?:\|\s*)?:?-{2,}:?(?:\s*\|\s*:?-{2,}:?)*(?:\s*\|)?\s*$")
 MAX_BODY = 65_536
 MAX_DIGITS = 19
 
