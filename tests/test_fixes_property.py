@@ -10,46 +10,16 @@ from hypothesis import strategies as st
 
 from bot.review.engine import review
 from rules.core.fixes import apply
-from rules.core.models import ChangeSet, FileChange, FileStatus, Hunk, PullRequest, Report
-from tests.helpers import AGENTS_AGT001
+from rules.core.models import Report
+from tests.helpers import AGENTS_AGT001, memory_changeset
 
 ALL_NEW = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
 BASE = {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": ALL_NEW}
 TESTS = "tests/test_p.py"
 
 
-class MemoryReader:
-    """Files of two revisions held in memory: the property runs hundreds of reviews, git would be slow."""
-
-    def __init__(self, base: dict[str, str], head: dict[str, str]) -> None:
-        self.revs = {"base": base, "head": head}
-
-    def read(self, rev: str, path: str) -> bytes | None:
-        text = self.revs[rev].get(path)
-        return None if text is None else text.encode("utf-8")
-
-    def list_paths(self, rev: str) -> tuple[str, ...]:
-        return tuple(self.revs[rev])
-
-
 def _review(added: dict[str, str], pr: int) -> Report:
-    files = tuple(
-        FileChange(
-            path=path,
-            status=FileStatus.ADDED,
-            hunks=(Hunk(old_start=0, old_length=0, new_start=1, new_length=n, added=tuple(range(1, n + 1))),),
-        )
-        for path, text in added.items()
-        for n in [len(text.splitlines())]
-    )
-    changeset = ChangeSet(
-        base_sha="base",
-        head_sha="head",
-        files=files,
-        pr=PullRequest(number=pr, title="Fix things"),
-        reader=MemoryReader(BASE, {**BASE, **added}),
-    )
-    return review(changeset)
+    return review(memory_changeset(BASE, added, pr))
 
 
 WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)

@@ -26,11 +26,11 @@ from bot.review.engine import review
 from rules.core import formats
 from rules.core.fixes import apply
 from rules.core.lines import PythonLines, char_col, git_lines, git_lines_keepends, to_git
-from rules.core.models import ChangeSet, FileChange, FileStatus, Fix, Hunk, PullRequest, Report
+from rules.core.models import ChangeSet, FileStatus, Fix, PullRequest, Report
 from rules.core.pysyntax import PythonSyntaxError, parse_python
 from tests import ghapi
 from tests.conftest import GitRepo, github_client
-from tests.helpers import AGENTS_AGT001, review_change
+from tests.helpers import AGENTS_AGT001, memory_changeset, review_change
 
 ALL_NEW = "rules:\n  AGT001:\n    options:\n      regression: all-new-tests\n"
 BASE = {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": ALL_NEW}
@@ -154,38 +154,8 @@ def test_a_fix_whose_line_holds_a_carriage_return_is_not_a_suggestion():
 # ------------------------------------------------------------------------------------------ the property
 
 
-class MemoryReader:
-    """Files of two revisions held in memory: the property runs hundreds of reviews, git would be slow."""
-
-    def __init__(self, base: dict[str, str], head: dict[str, str]) -> None:
-        self.revs = {"base": base, "head": head}
-
-    def read(self, rev: str, path: str) -> bytes | None:
-        text = self.revs[rev].get(path)
-        return None if text is None else text.encode("utf-8")
-
-    def list_paths(self, rev: str) -> tuple[str, ...]:
-        return tuple(self.revs[rev])
-
-
 def _changeset(added: dict[str, str], pr: int) -> ChangeSet:
-    files = tuple(
-        FileChange(
-            path=path,
-            status=FileStatus.ADDED,
-            # Added lines as git's diff numbers them.
-            hunks=(Hunk(old_start=0, old_length=0, new_start=1, new_length=n, added=tuple(range(1, n + 1))),),
-        )
-        for path, text in added.items()
-        for n in [len(git_lines(text))]
-    )
-    return ChangeSet(
-        base_sha="base",
-        head_sha="head",
-        files=files,
-        pr=PullRequest(number=pr, title="Fix things"),
-        reader=MemoryReader(BASE, {**BASE, **added}),
-    )
+    return memory_changeset(BASE, added, pr)
 
 
 def report_changeset(text: str) -> ChangeSet:
