@@ -148,7 +148,9 @@ _ISSUE_TAIL = re.compile(r"/issues/\d+\b", re.IGNORECASE)
 _SPACE = re.compile(r"\s")
 # Prechecks: what a text must hold for each pattern to match (see rules.core.prefilter). Without them a
 # megabyte docstring costs each pattern a scan tried at every position.
-_WORDS_NEED = ("pr", "pull", "gh-", "commit")  # _REFERENCE_WORDS
+# _REFERENCE_WORDS without `\b`, case-sensitive on the folded text: its first letters let re skip ahead
+# ("pr" alone would let through every "previously").
+_WORDS_NEED = re.compile(r"(?:pr|pull request)\s*+(?:[#-]\s*+)?\d|gh-\d|commit\s++[0-9a-f]{7}")
 _HASH_NEED = re.compile(r"\#\d")  # _REFERENCE_HASH; the literal `#` lets re skip ahead
 _HEX_NEED = re.compile(r"[0-9a-f][0-9a-f]{6}")  # _REFERENCE_HEX, on the folded text; a charset lets re skip
 
@@ -201,7 +203,10 @@ def names_reference(docstring: str | None, issues: bool = False) -> bool:
     return (
         ("://" in docstring and _REFERENCE_URL.search(docstring) is not None)
         or (_HASH_NEED.search(docstring) is not None and _REFERENCE_HASH.search(docstring) is not None)
-        or (may_hold(docstring, _WORDS_NEED) and _REFERENCE_WORDS.search(docstring) is not None)
+        or (
+            _WORDS_NEED.search(folded(docstring)) is not None
+            and _REFERENCE_WORDS.search(docstring) is not None
+        )
         or (_HEX_NEED.search(folded(docstring)) is not None and _REFERENCE_HEX.search(docstring) is not None)
         or (issues and _names_issue(docstring))
     )
