@@ -12,7 +12,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 
-@lru_cache(maxsize=16)
+# Each text is asked about by several patterns in a row; a few entries are enough, and a few folded
+# copies of a 16 MB docstring are all the memory the cache may hold.
+@lru_cache(maxsize=4)
 def folded(text: str) -> str:
     """text lowered so that every ASCII word a re.IGNORECASE pattern matches in it is a substring.
 
