@@ -68,6 +68,7 @@ WORDS = (
     "or ",
     "fix ",
     "issue #1 ",
+    "PR 12 ",  # a reference in words: the hash and hex forms do not find it first
     "AGENTS.md ",
     "e.g. ",
     "under ",

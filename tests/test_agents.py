@@ -35,6 +35,26 @@ def test_sentences_follow_markdown():
     ]
 
 
+def test_blank_lines_end_blocks_as_before_in_fences_and_comments():
+    """Blank and whitespace-only lines are taken before any other check (a megabyte of them took 0.9 s):
+    they still end a paragraph, and inside a fence or an open comment change nothing."""
+    text = (
+        "First line\n \t \nSecond line.\n"
+        "```\n\n- Inside a fence.\n   \n```\n"
+        "<!-- open\n\n  \nstill a comment -->\n"
+        "- A bullet\n\n  after a blank.\n"
+        "Lone\r\rbreaks.\n"
+    )
+    assert list(sentences(text)) == [
+        (1, "First line", False),
+        (3, "Second line.", False),
+        (13, "A bullet", False),
+        (15, "after a blank.", False),
+        (16, "Lone", False),
+        (16, "breaks.", False),
+    ]
+
+
 @pytest.mark.parametrize(
     "code, phrase",
     [(rule.code, phrase) for rule in REGISTRY.values() for phrase in rule.phrases],

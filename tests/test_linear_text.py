@@ -236,11 +236,29 @@ _REWRITTEN = {
         ("issue", " ", "#", "12", "x", "\t", "-"),
     ),
     "strong-words": (
-        regression_evidence._STRONG.pattern.replace(r"issue\s*(?:[#-]\s*)?\d+", r"issue\s*[#-]?\s*\d+"),
+        regression_evidence._STRONG.pattern.replace(r"issue\s*+(?:[#-]\s*+)?\d+", r"issue\s*[#-]?\s*\d+"),
         re.IGNORECASE | re.VERBOSE,
         regression_evidence._STRONG,
         "finditer",
         ("issue", " ", "#", "-", "12", "x", "fix", "the ", "issues/", "\n"),
+    ),
+    # Possessive runs of space (a megabyte docstring of "Previously" and tabs: 1 s in this pattern alone).
+    "weak-words": (
+        r"\b(?:again|instead\s+of|used\s+to|any\s?more|stop(?:s|ped)?\s+\w+ing)\b",
+        re.IGNORECASE,
+        regression_evidence._WEAK,
+        "finditer",
+        ("used", "instead", " ", "\t", "to", "of", "stops", "raising", "any", "more", "x"),
+    ),
+    "was-broken": (
+        r"(?:^|[.!?;:][ \t\n][ \t]*|\n[ \t]*)"
+        r"(Previously|Formerly|Before\s+this\s+(?:fix|change|patch|PR|commit))"
+        r"(?:\s*,|\s+(?:this|that|it|they|we|the|an?|calling|using|passing)\b)[^.]{0,120}?"
+        r"\b(raised|threw|thrown|failed|crashed|hung|broke|errored|segfaulted|was\s+(?:wrong|incorrect|broken))\b",
+        re.IGNORECASE,
+        regression_evidence._WAS_BROKEN,
+        "finditer",
+        ("Previously", "Before", "this", "fix", " ", "\n", ",", ". ", "it", "raised", "was", "wrong"),
     ),
     "agents-table-rule": (
         r"^\s*\|?\s*:?-{3,}",

@@ -104,3 +104,21 @@ def test_untouched_reasonless_waiver_is_not_reported(make_repo):
         {"tests/test_a.py": old + '\n\ndef test_new():\n    """Guards #2."""\n    assert f()\n'},
     )
     assert codes(report) == []
+
+
+def test_markers_up_to_the_last_bot_line_are_all_read():
+    """Tokenizing stops after the last line holding "bot:" in any case (a million blank lines after the
+    one marker took 0.9 s): a marker on the last line, in capitals, or after a string is still read, and
+    a marker inside a string is still none."""
+    from rules.testcode.testfiles import parse_tests
+    from rules.testcode.waivers import markers_in
+
+    text = (
+        'S = """\n# bot: ignore[AGT001] inside a string\n"""\n'
+        "def test_a():  # bot: ignore[AGT001] first reason\n    pass\n"
+        + "\n" * 1000
+        + "def test_b():\n    pass  # BOT: IGNORE[AGT002] shouting"
+    )
+    tf = parse_tests("tests/test_x.py", text, frozenset())
+    got = [(m.line, m.codes, m.reason) for m in markers_in(tf)]
+    assert got == [(4, ("AGT001",), "first reason"), (1007, ("AGT002",), "shouting")]

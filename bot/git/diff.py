@@ -159,6 +159,38 @@ def _numbered(side: str, start: int, run: re.Pattern[str]) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _hunk_end(body: str, old_length: int, new_length: int) -> int | None:
+    """How many of body's lines a hunk takes, read as unidiff reads them: up to the line that completes
+    both counts; None where one side runs over first (unidiff refuses such a hunk) or never completes."""
+    old = new = 0
+    for at, kind in enumerate(body):
+        if kind == "+":
+            new += 1
+        elif kind == "-":
+            old += 1
+        elif kind != "\\":
+            old += 1
+            new += 1
+        if old > old_length or new > new_length:
+            return None
+        if old == old_length and new == new_length:
+            return at + 1
+    return None
+
+
+def _ignored(lines: list[str], kinds: str) -> bool:
+    """Whether unidiff takes these lines after a file's last hunk for text between files, and drops them.
+
+    Lines that start with `+`, `-` or a space read as nothing else to it: not `---`/`+++` headers, not
+    empty (an empty line joins the hunk), not `\\` (a note joins the hunk).
+    """
+    return (
+        not kinds.strip("+- ")
+        and "" not in lines
+        and not any(line.startswith(("--- ", "+++ ")) for line in lines)
+    )
+
+
 def _plain_files(text: str) -> tuple[FileChange, ...] | None:
     """The files of a diff that holds only plain changes, read in one pass; None for anything else.
 
@@ -236,6 +268,19 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
             body = kinds[i:stop]
             plus, minus, notes = body.count("+"), body.count("-"), body.count("\\")
             context = len(body) - plus - minus - notes
+            trailing = False
+            if context + minus > old_length or context + plus > new_length:
+                # More lines than the header says: unidiff ends the hunk where its counts are met and
+                # drops the rest as text between files, when nothing but another file follows. Read
+                # here, a megabyte of such lines costs no Python step each (1 s in unidiff).
+                taken = _hunk_end(body, old_length, new_length)
+                if taken is None or not _ignored(lines[i + taken : stop], body[taken:]):
+                    return None
+                if stop < end and not lines[stop].startswith("diff --git "):
+                    return None
+                body, trailing = body[:taken], True
+                plus, minus, notes = body.count("+"), body.count("-"), body.count("\\")
+                context = len(body) - plus - minus - notes
             if context + minus != old_length or context + plus != new_length:
                 return None  # more or fewer lines than the header says
             i = stop
@@ -258,6 +303,8 @@ def _plain_files(text: str) -> tuple[FileChange, ...] | None:
                     removed=removed,
                 )
             )
+            if trailing:
+                break  # the dropped lines end the file
         if not (hunks or binary):
             return None
         one = hunks[0] if len(hunks) == 1 else None

@@ -244,6 +244,13 @@ def _units(text: str) -> Iterator[tuple[list[tuple[int, str]], bool]]:
     unit: list[tuple[int, str]] = []
     fenced = comment = False
     for number, raw in _markdown_lines(text):
+        if not raw or raw.isspace():
+            # A blank line ends a block (inside a fence, nothing); it opens or closes no fence or comment.
+            # Taken first: a megabyte of blank lines is a million of them.
+            if unit and not fenced:
+                yield unit, False
+                unit = []
+            continue
         if _FENCE.match(raw):
             fenced = not fenced
             if unit:

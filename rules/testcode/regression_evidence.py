@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from rules.core.models import PullRequest
+from rules.core.prefilter import may_hold
 from rules.testcode.testfiles import TestFile, TestFunction
 
 # At most this many new tests in a fix PR are taken for its regression tests when nothing else says so:
@@ -31,23 +32,28 @@ _STRONG = re.compile(
       | crash(?:es|ed|ing)?
       | reproduc(?:e|es|ed|ing|tion|er|ers)
       | no\ longer
-      | issue\s*(?:[#-]\s*)?\d+ | issues/\d+
+      | issue\s*+(?:[#-]\s*+)?\d+ | issues/\d+
       | (?:the|this|that|reported|original|upstream)\ issue
     )\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 _WEAK = re.compile(
-    r"\b(?:again|instead\s+of|used\s+to|any\s?more|stop(?:s|ped)?\s+\w+ing)\b",
+    r"\b(?:again|instead\s++of|used\s++to|any\s?more|stop(?:s|ped)?\s++\w+ing)\b",
     re.IGNORECASE,
 )
+# Runs of space before a word or a comma are possessive (`\s*+`, `\s++`): what follows is never a space,
+# so giving one back cannot help, and "Previously" before a megabyte of spaces would retry the rest from
+# every one of them.
+#
 # "Previously, when ..., an error was raised": the test says the old behaviour was a failure, a bug
 # report in one sentence. Only "Previously" opening a sentence, then a comma or a subject (not
 # "previously failed tests are rerun"), and a verb of failing in the same sentence (not "used to":
 # "is used to raise an error" describes the present).
 _WAS_BROKEN = re.compile(
-    r"(?:^|[.!?;:][ \t\n][ \t]*|\n[ \t]*)(Previously|Formerly|Before\s+this\s+(?:fix|change|patch|PR|commit))"
-    r"(?:\s*,|\s+(?:this|that|it|they|we|the|an?|calling|using|passing)\b)[^.]{0,120}?"
-    r"\b(raised|threw|thrown|failed|crashed|hung|broke|errored|segfaulted|was\s+(?:wrong|incorrect|broken))\b",
+    r"(?:^|[.!?;:][ \t\n][ \t]*+|\n[ \t]*+)"
+    r"(Previously|Formerly|Before\s++this\s++(?:fix|change|patch|PR|commit))"
+    r"(?:\s*+,|\s++(?:this|that|it|they|we|the|an?|calling|using|passing)\b)[^.]{0,120}?"
+    r"\b(raised|threw|thrown|failed|crashed|hung|broke|errored|segfaulted|was\s++(?:wrong|incorrect|broken))\b",
     re.IGNORECASE,
 )
 # The same words in their other senses, by the word's first letters: what comes right before or after
@@ -136,11 +142,20 @@ _MAX_CUES = 3
 _MAX_LOOKS = 200
 
 
+# What each pattern's matches must hold (rules.core.prefilter): a text without any is not scanned.
+_STRONG_NEED = ("regress", "bug", "fix", "guard", "crash", "reproduc", "no longer", "issue")
+_WEAK_NEED = ("again", "instead", "used", "any", "stop")
+_WAS_BROKEN_NEED = ("previously", "formerly", "before")
+
+
 def _cues(text: str, where: str, weak: bool = True) -> Iterator[Cue]:
-    m = _WAS_BROKEN.search(text)
+    m = _WAS_BROKEN.search(text) if may_hold(text, _WAS_BROKEN_NEED) else None
     if m is not None:
         yield Cue(f"{m.group(1).lower()} ... {m.group(2).lower()}", where)
-    for pattern, strong in ((_STRONG, True), (_WEAK, False)) if weak else ((_STRONG, True),):
+    kinds = ((_STRONG, _STRONG_NEED, True), (_WEAK, _WEAK_NEED, False))
+    for pattern, need, strong in kinds if weak else kinds[:1]:
+        if not may_hold(text, need):
+            continue
         found = 0
         for looked, m in enumerate(pattern.finditer(text)):
             if found >= _MAX_CUES or looked >= _MAX_LOOKS:

@@ -87,6 +87,7 @@ from collections.abc import Iterator
 from rules.core.base import Context, Rule
 from rules.core.config import CONFIG_PATH
 from rules.core.models import FileStatus, Finding, PullRequest, Severity
+from rules.core.prefilter import folded, may_hold
 from rules.testcode.guard_docstring import docstring_fix, proposal
 from rules.testcode.regression_evidence import (
     FEW,
@@ -124,12 +125,14 @@ _REFERENCE_HASH = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE,
 )
+# Possessive runs of space (`\s*+`): what follows them is never a space, so giving one back cannot help,
+# and "PR" before a megabyte of spaces would otherwise retry the rest from every space in it.
 _REFERENCE_WORDS = re.compile(
     r"""
     \b(?:
-        (?:PR|pull\ request)\s*(?:[#-]\s*)?\d+                      # PR 828, PR #828, pull request 828
+        (?:PR|pull\ request)\s*+(?:[#-]\s*+)?\d+                    # PR 828, PR #828, pull request 828
       | GH-\d+                                                      # GH-828
-      | commit\s+[0-9a-f]{7,40}                                     # commit 1234567
+      | commit\s++[0-9a-f]{7,40}                                    # commit 1234567
     )\b
     """,
     re.IGNORECASE | re.VERBOSE,
@@ -139,10 +142,17 @@ _REFERENCE_HEX = re.compile(r"(?<![\w/-])" + _HEX + r"(?![\w-])", re.IGNORECASE)
 # `https?://HOST/PATH/issues/N` with a path of one or more characters, or "issue 12" ("issue #12", "#12"
 # and "GH-12" are references anyway). The URL is found in two parts (issue_url): one pattern with a lazy
 # path before `/issues/` rescanned the rest of a long word from every `http://` in it.
-_ISSUE_WORDS = re.compile(r"\bissue\s*(?:#\s*)?\d+\b", re.IGNORECASE)
+_ISSUE_WORDS = re.compile(r"\bissue\s*+(?:#\s*+)?\d+\b", re.IGNORECASE)  # possessive as above
 _URL_HEAD = re.compile(r"https?://[^\s/]+/\S", re.IGNORECASE)  # scheme, host, "/", the path's first character
 _ISSUE_TAIL = re.compile(r"/issues/\d+\b", re.IGNORECASE)
 _SPACE = re.compile(r"\s")
+# Prechecks: what a text must hold for each pattern to match (see rules.core.prefilter). Without them a
+# megabyte docstring costs each pattern a scan tried at every position.
+# _REFERENCE_WORDS without `\b`, case-sensitive on the folded text: its first letters let re skip ahead
+# ("pr" alone would let through every "previously").
+_WORDS_NEED = re.compile(r"(?:pr|pull request)\s*+(?:[#-]\s*+)?\d|gh-\d|commit\s++[0-9a-f]{7}")
+_HASH_NEED = re.compile(r"\#\d")  # _REFERENCE_HASH; the literal `#` lets re skip ahead
+_HEX_NEED = re.compile(r"[0-9a-f][0-9a-f]{6}")  # _REFERENCE_HEX, on the folded text; a charset lets re skip
 
 
 def _names_issue(text: str) -> bool:
@@ -151,7 +161,7 @@ def _names_issue(text: str) -> bool:
     In a run of text without whitespace, the leftmost URL head ends first (a host runs to the next `/`),
     so `/issues/N` anywhere after it in that run completes a URL; the run is then done with.
     """
-    if _ISSUE_WORDS.search(text) is not None:
+    if may_hold(text, ("issue",)) and _ISSUE_WORDS.search(text) is not None:
         return True
     if "://" not in text:
         return False
@@ -182,6 +192,7 @@ _IN_DOCSTRING = (
 )
 _GUARDED = r"\b" + _TEST + r".*\b(?:guard|protect|cover)(?:s|ed|ing)?\b"
 _FIX_WORDS = re.compile(r"\b(?:fix(?:e[sd])?|fixing|bug(?:fix)?s?|hotfix(?:es)?|regressions?|revert)\b", re.I)
+_MARK_NEED = ("regress", "guard", "bug")  # what _MARK_WORDS needs (rules.core.prefilter)
 _MARK_WORDS = re.compile(r"(?:^|[\W_])(?:regress\w*|guard\w*|bugs?|bugfix\w*)(?=$|[\W_])", re.I)
 
 
@@ -191,9 +202,12 @@ def names_reference(docstring: str | None, issues: bool = False) -> bool:
         return False
     return (
         ("://" in docstring and _REFERENCE_URL.search(docstring) is not None)
-        or ("#" in docstring and _REFERENCE_HASH.search(docstring) is not None)
-        or _REFERENCE_WORDS.search(docstring) is not None
-        or _REFERENCE_HEX.search(docstring) is not None
+        or (_HASH_NEED.search(docstring) is not None and _REFERENCE_HASH.search(docstring) is not None)
+        or (
+            _WORDS_NEED.search(folded(docstring)) is not None
+            and _REFERENCE_WORDS.search(docstring) is not None
+        )
+        or (_HEX_NEED.search(folded(docstring)) is not None and _REFERENCE_HEX.search(docstring) is not None)
         or (issues and _names_issue(docstring))
     )
 
@@ -211,7 +225,10 @@ def is_fix_pr(pr: PullRequest) -> bool:
 def is_marked(test: TestFunction) -> bool:
     """Whether a test's name, docstring or pytest marks say it is a regression test."""
     marks = " ".join(d.rsplit(".", 1)[-1] for d in test.decorators if ".mark." in f".{d}.")
-    return any(_MARK_WORDS.search(text) for text in (test.name, test.docstring or "", marks))
+    return any(
+        may_hold(text, _MARK_NEED) and _MARK_WORDS.search(text)
+        for text in (test.name, test.docstring or "", marks)
+    )
 
 
 def _reason(
