@@ -114,6 +114,46 @@ RANGES = (
         "MIT",
         note="last 30 commits, its own AGENTS.md",
     ),
+    Range(
+        "Textualize/textual",
+        "48b0f131b8d8b9dd108e343f2413c5029746c76a",
+        "1d99508b928a771b51e1a527319c6b87dcff9e05",
+        "MIT",
+        override=True,
+        note="150 first-parent commits; AGT001/AGT002 by config override",
+    ),
+    Range(
+        "urllib3/urllib3",
+        "c4b5917e911a90c8bf279448df8952a682294135",
+        "6a8536b6e1b0cbe69ae801337c599951e527ae29",
+        "MIT",
+        override=True,
+        note="150 first-parent commits; AGT001/AGT002 by config override",
+    ),
+    Range(
+        "pallets/werkzeug",
+        "9dca707dce906ba18ff2f78489808fe497f76fb7",
+        "1b00618e787f40dfb21eba29caf8f8be7c8e1d93",
+        "BSD-3-Clause",
+        override=True,
+        note="150 first-parent commits, a hand-written changelog; AGT001/AGT002 by config override",
+    ),
+    Range(
+        "marshmallow-code/marshmallow",
+        "9146621c696a81446fc0c6fbab4dc071cb72d5f8",
+        "341b927f219205704728c05cd61f04d7e9727523",
+        "MIT",
+        override=True,
+        note="450 first-parent commits, a hand-written changelog; AGT001/AGT002 by config override",
+    ),
+    Range(
+        "psf/black",
+        "5758da6e3cda4ec037c5dbb7867373cf694edd03",
+        "8947c48ef2077c3a301b03c1e814dc2e3f78436e",
+        "MIT",
+        override=True,
+        note="600 first-parent commits, a hand-written changelog; AGT001/AGT002 by config override",
+    ),
 )
 
 
