@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import ast
 import subprocess
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 
 def _git(clone: Path, *args: str) -> str:
@@ -27,37 +27,63 @@ def _show(clone: Path, rev: str, path: str) -> str | None:
     return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None
 
 
-def qualified_tests(text: str) -> list[str]:
-    """The qualified names of the tests a module defines, in file order."""
+def qualified_tests(text: str, suffixes: tuple[str, ...] = ()) -> list[str]:
+    """The qualified names of the tests a module defines, in file order ([] when it does not parse).
+
+    A test class is `Test*`, or `*<suffix>` for each suffix a repository's `python_classes` adds.
+    """
     found: list[str] = []
 
     def walk(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
                 found.append(prefix + node.name)
-            elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            elif isinstance(node, ast.ClassDef) and (
+                node.name.startswith("Test") or any(node.name.endswith(s) for s in suffixes)
+            ):
                 walk(node.body, f"{prefix}{node.name}.")
 
-    walk(ast.parse(text).body, "")
+    try:
+        walk(ast.parse(text).body, "")
+    except SyntaxError:
+        return []
     return found
 
 
-def sample(clone: Path, base: str, head: str, under: str = "testing/") -> list[tuple[str, str, str]]:
-    """(commit, path, test) for each picked case, newest commit first."""
+def collected(path: str) -> bool:
+    """Whether pytest's default `python_files` (`test_*.py`, `*_test.py`) collects the file."""
+    name = PurePosixPath(path).name
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def sample(
+    clone: Path,
+    base: str,
+    head: str,
+    under: str = "testing/",
+    *,
+    only_collected: bool = False,
+    suffixes: tuple[str, ...] = (),
+) -> list[tuple[str, str, str]]:
+    """(commit, path, test) for each picked case, newest commit first.
+
+    `only_collected`: only files pytest's default `python_files` collects, rather than every `.py` file
+    under the folder (pytest's own `testing/` holds its tests in any file name it configures).
+    """
     picked: list[tuple[str, str, str]] = []
     for sha in _git(clone, "rev-list", "--first-parent", f"{base}..{head}").split():
         status = _git(clone, "diff", "--name-status", "-M", f"{sha}^1", sha, "--", under)
         for row in status.splitlines():
             kind, *paths = row.split("\t")
             old, new = paths[0], paths[-1]
-            if kind.startswith("D") or not new.endswith(".py"):
+            if kind.startswith("D") or not (collected(new) if only_collected else new.endswith(".py")):
                 continue
             text = _show(clone, sha, new)
             if text is None:
                 continue
             before = None if kind.startswith("A") else _show(clone, f"{sha}^1", old)
-            had = set(qualified_tests(before)) if before else set()
-            new_tests = [t for t in qualified_tests(text) if t not in had]
+            had = set(qualified_tests(before, suffixes)) if before else set()
+            new_tests = [t for t in qualified_tests(text, suffixes) if t not in had]
             if new_tests:
                 picked.append((sha, new, new_tests[0]))
     return picked
