@@ -231,6 +231,9 @@ def _summary(outcomes: list[Outcome]) -> dict[str, object]:
     for o in ok:
         for f in o.report.findings if o.report else ():
             severities[f.severity.value] = severities.get(f.severity.value, 0) + 1
+    # Errors are what block a PR; notices and warnings do not, so noise is read from errors alone.
+    errors = [sum(1 for f in o.report.findings if f.severity.value == "error") if o.report else 0 for o in ok]
+    with_errors = [n for n in errors if n]
     shown = [len(o.report.profiles) if o.report else 0 for o in ok]
     return {
         "commits": len(ok),
@@ -241,6 +244,11 @@ def _summary(outcomes: list[Outcome]) -> dict[str, object]:
         "by_severity": severities,
         "per_pr_median": statistics.median(totals) if totals else 0,
         "per_pr_max": max(totals, default=0),
+        "errors": sum(errors),
+        "commits_with_errors": len(with_errors),
+        "errors_per_pr_median": statistics.median(errors) if errors else 0,
+        "errors_per_pr_max": max(errors, default=0),
+        "errors_per_erring_pr_median": statistics.median(with_errors) if with_errors else 0,
         "rules": per_rule,
     }
 
@@ -416,6 +424,11 @@ def _print_range(say, s: dict) -> None:
     say(
         f"   {s['commits']} commits in {s['seconds']}s; {s['findings']} findings {s['by_severity']}; "
         f"per commit median {s['per_pr_median']}, max {s['per_pr_max']}"
+    )
+    say(
+        f"   errors: {s['errors']} in {s['commits_with_errors']} commits; per commit median "
+        f"{s['errors_per_pr_median']}, max {s['errors_per_pr_max']}; "
+        f"median {s['errors_per_erring_pr_median']} where there is one"
     )
     if s["profiles_shown"]:
         say(f"   step table: {s['profiles_shown']} profile rows in {s['commits_with_profiles']} commits")
