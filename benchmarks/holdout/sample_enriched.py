@@ -9,15 +9,16 @@ snapshot). The sampling rule, fixed before any sentence was labelled:
    well-known projects probed for an agent guide), minus every repository of the two existing corpora and
    the excluded list (EXCLUDED, plus the `repo` fields of the corpus files read at run time).
 2. Guides: every AGENTS.md, CLAUDE.md, GEMINI.md and `.github/copilot-instructions.md` at any depth in the
-   snapshot's HEAD tree (empty files skipped).
+   snapshot's HEAD tree (empty files and vendored copies under vendor/, third_party/, node_modules/ ...
+   skipped).
 3. A repository is kept only when at least one guide line matches FAMILY (base/target/default branch, PRs
    against a named branch, weakened/tautological/always-passing tests, deleting/skipping/modifying tests to
    make them pass, fail-without-fix, regression tests with an issue/PR reference) and its LICENSE file at
    HEAD is one of the permissive licences in LICENCES.
 4. From a kept guide: every sentence of each innermost section (a heading and the blocks up to the next
-   heading of any level) whose heading is about tests, PRs, branches, commits, CI or bugs (TOPIC), or which
-   holds a FAMILY line; the text before the first heading counts as a section without a heading. A guide
-   with no FAMILY line contributes only when its repository was kept for another guide.
+   heading of any level) whose heading is about tests, PRs, branches, commits or git (TOPIC), or which
+   holds a FAMILY line; the text before the first heading counts as a section without a heading. Only
+   guides with a FAMILY line contribute (another guide of a kept repository does not).
 5. Split by repository, before labelling: `holdout` when sha256(repo) % 5 == 0, else `tune`.
 
 Sentences are split with the rules of `rules.agents_md.reader.sentences` (blocks: heading / list item with
@@ -48,6 +49,8 @@ EXCLUDED = {
 }
 CORPORA = ("tests/fixtures/agents_corpus/sentences.jsonl", "benchmarks/holdout/sentences-new.jsonl")
 
+# Copies of other projects' files (vendored dependencies) are not the repository's own guides.
+VENDORED = re.compile(r"(?:^|/)(?:vendor|third_party|third-party|node_modules|external|\.venv)/")
 GUIDE = re.compile(r"(?:^|/)(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|\.github/copilot-instructions\.md)$")
 
 FAMILY = re.compile(
@@ -64,7 +67,7 @@ FAMILY = re.compile(
     re.IGNORECASE,
 )
 TOPIC = re.compile(
-    r"test|pull request|\bPRs?\b|branch|commit|\bgit\b|merg|contribut|\bCI\b|bug|regression|review|workflow",
+    r"test|pull request|\bPRs?\b|branch|commit|\bgit\b|regression",
     re.IGNORECASE,
 )
 
@@ -82,10 +85,6 @@ LICENCES = (
 NOT_PERMISSIVE = re.compile(r"GNU (?:AFFERO |LESSER )?GENERAL PUBLIC|Business Source|Elastic License|"
                             r"Server Side Public|Commons Clause|PolyForm|Functional Source", re.I)
 
-# Repositories probed (their snapshot's HEAD was read; those that fail step 3 drop out at run time).
-CANDIDATES: list[str] = []  # filled from the CANDIDATES file next to the output, one owner/name a line
-
-
 def split_of(repo: str) -> str:
     return "holdout" if int(hashlib.sha256(repo.encode()).hexdigest(), 16) % 5 == 0 else "tune"
 
@@ -97,7 +96,7 @@ def git(mirror: Path, *args: str) -> str:
 
 def licence_of(mirror: Path) -> str | None:
     names = git(mirror, "ls-tree", "--name-only", "HEAD").split("\n")
-    files = [n for n in names if re.fullmatch(r"(?i)(?:LICEN[CS]E|COPYING|UNLICENSE)(?:\.md|\.txt)?", n)]
+    files = [n for n in names if re.fullmatch(r"(?i)(?:LICEN[CS]E|COPYING|UNLICENSE)(?:[-_.](?:MIT|APACHE(?:-2\.0)?|BSD|ISC|md|txt))*", n)]
     found = set()
     for name in files:
         text = git(mirror, "show", f"HEAD:{name}")
@@ -259,7 +258,7 @@ def records_of(repo: str, mirror: Path, excluded: set[str]):
         return [], "excluded"
     head = git(mirror, "rev-parse", "HEAD").strip()
     guides = [p for p in git(mirror, "ls-tree", "-r", "--name-only", "HEAD").split("\n")
-              if GUIDE.search(p) and "node_modules/" not in p]
+              if GUIDE.search(p) and not VENDORED.search(p)]
     texts = {p: git(mirror, "show", f"HEAD:{p}") for p in guides}
     texts = {p: t for p, t in texts.items() if t.strip()}
     hits = {p: family_lines(t) for p, t in texts.items()}
@@ -271,6 +270,8 @@ def records_of(repo: str, mirror: Path, excluded: set[str]):
     out = []
     for path in sorted(texts):
         text, lines = texts[path], hits[path]
+        if not lines:
+            continue
         source = ".github/copilot-instructions.md" if path.endswith("copilot-instructions.md") else path.rsplit("/", 1)[-1]
         sects = list(sections(text))
         ends = [s[1][0][0] if s[1] else None for s in sects[1:]] + [None]
