@@ -11,14 +11,15 @@ snapshot). The sampling rule, fixed before any sentence was labelled:
 2. Guides: every AGENTS.md, CLAUDE.md, GEMINI.md and `.github/copilot-instructions.md` at any depth in the
    snapshot's HEAD tree (empty files and vendored copies under vendor/, third_party/, node_modules/ ...
    skipped).
-3. A repository is kept only when at least one guide line matches FAMILY (base/target/default branch, PRs
+3. A repository is kept only when at least one guide sentence (as the reader splits it; text inside code
+   fences and HTML comments is not read) matches FAMILY (base/target/default branch, PRs
    against a named branch, weakened/tautological/always-passing tests, deleting/skipping/modifying tests to
    make them pass, fail-without-fix, regression tests with an issue/PR reference) and its LICENSE file at
    HEAD is one of the permissive licences in LICENCES.
 4. From a kept guide: every sentence of each innermost section (a heading and the blocks up to the next
    heading of any level) whose heading is about tests, PRs, branches, commits or git (TOPIC), or which
-   holds a FAMILY line; the text before the first heading counts as a section without a heading. Only
-   guides with a FAMILY line contribute (another guide of a kept repository does not).
+   holds a FAMILY sentence; the text before the first heading counts as a section without a heading. Only
+   guides with a FAMILY sentence contribute (another guide of a kept repository does not).
 5. Split by repository, before labelling: `holdout` when sha256(repo) % 5 == 0, else `tune`.
 
 Sentences are split with the rules of `rules.agents_md.reader.sentences` (blocks: heading / list item with
@@ -249,8 +250,9 @@ def sections(text: str):
         yield heading, current
 
 
-def family_lines(text: str) -> set[int]:
-    return {n for n, line in enumerate(text.split("\n"), start=1) if FAMILY.search(line)}
+def family_hit(sents) -> bool:
+    """Whether a FAMILY phrase occurs in a sentence the reader reads (text in fences or comments is not read)."""
+    return any(FAMILY.search(sentence) for _, sentence, _ in sents)
 
 
 def records_of(repo: str, mirror: Path, excluded: set[str]):
@@ -261,7 +263,8 @@ def records_of(repo: str, mirror: Path, excluded: set[str]):
               if GUIDE.search(p) and not VENDORED.search(p)]
     texts = {p: git(mirror, "show", f"HEAD:{p}") for p in guides}
     texts = {p: t for p, t in texts.items() if t.strip()}
-    hits = {p: family_lines(t) for p, t in texts.items()}
+    sects_of = {p: list(sections(t)) for p, t in texts.items()}
+    hits = {p: any(family_hit(sents) for _, sents in sects) for p, sects in sects_of.items()}
     if not any(hits.values()):
         return [], "no family line"
     licence = licence_of(mirror)
@@ -269,20 +272,14 @@ def records_of(repo: str, mirror: Path, excluded: set[str]):
         return [], "no permissive licence"
     out = []
     for path in sorted(texts):
-        text, lines = texts[path], hits[path]
-        if not lines:
+        if not hits[path]:
             continue
         source = ".github/copilot-instructions.md" if path.endswith("copilot-instructions.md") else path.rsplit("/", 1)[-1]
-        sects = list(sections(text))
-        ends = [s[1][0][0] if s[1] else None for s in sects[1:]] + [None]
-        for (heading, sents), end in zip(sects, ends):
+        for heading, sents in sects_of[path]:
             if not sents:
                 continue
-            first = sents[0][0]
-            last = (end - 1) if end else len(text.split("\n"))
-            has_hit = any(first <= n <= last for n in lines)
             topical = heading is not None and TOPIC.search(heading)
-            if not (has_hit or topical):
+            if not (family_hit(sents) or topical):
                 continue
             under = None
             seen: dict[int, int] = {}
