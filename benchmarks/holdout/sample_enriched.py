@@ -40,13 +40,33 @@ import subprocess
 from pathlib import Path
 
 EXCLUDED = {
-    "97gamjak/devops", "Kevinmthau/brynn-outfits", "PrefectHQ/prefect", "aio-libs/aiohttp", "apache/airflow",
-    "freshtechbro/opendevbrowser", "galaxy-hitchhikers-42/data-wand-website", "getsentry/sentry",
-    "getsentry/sentry-javascript", "home-assistant/core", "langchain-ai/langchain", "langfuse/langfuse",
-    "meh2481/gl_test", "mongodb/specifications", "narwhals-dev/narwhals", "oven-sh/bun",
-    "peytonmscott/droidforge", "pvliesdonk/mcp-devhatchery", "remix-run/react-router", "rolldown/rolldown",
-    "shaun0927/claude-chrome-parallel", "streamlit/streamlit", "swc-project/swc", "vllm-project/vllm",
-    "vuejs/core", "wojciechkarcz/wroclaw-bike-stats", "zen-rs/skyzen",
+    "97gamjak/devops",
+    "Kevinmthau/brynn-outfits",
+    "PrefectHQ/prefect",
+    "aio-libs/aiohttp",
+    "apache/airflow",
+    "freshtechbro/opendevbrowser",
+    "galaxy-hitchhikers-42/data-wand-website",
+    "getsentry/sentry",
+    "getsentry/sentry-javascript",
+    "home-assistant/core",
+    "langchain-ai/langchain",
+    "langfuse/langfuse",
+    "meh2481/gl_test",
+    "mongodb/specifications",
+    "narwhals-dev/narwhals",
+    "oven-sh/bun",
+    "peytonmscott/droidforge",
+    "pvliesdonk/mcp-devhatchery",
+    "remix-run/react-router",
+    "rolldown/rolldown",
+    "shaun0927/claude-chrome-parallel",
+    "streamlit/streamlit",
+    "swc-project/swc",
+    "vllm-project/vllm",
+    "vuejs/core",
+    "wojciechkarcz/wroclaw-bike-stats",
+    "zen-rs/skyzen",
 }
 CORPORA = ("tests/fixtures/agents_corpus/sentences.jsonl", "benchmarks/holdout/sentences-new.jsonl")
 
@@ -64,7 +84,8 @@ FAMILY = re.compile(
     r"|(?:do not|don.t|never|must not)[^.]{0,30}(?:delete|remove|skip|disable|modify|change|weaken|edit|alter"
     r"|adjust|comment out)[^.]{0,30}tests?"
     r"|tests?[^.]{0,30}(?:must|should) (?:be able to |actually )?fail"
-    r"|(?:PRs?|pull requests?)[^.]{0,40}(?:target|against|base|into)[^.]{0,20}(?:main|master|dev|develop|next|trunk)",
+    r"|(?:PRs?|pull requests?)[^.]{0,40}(?:target|against|base|into)[^.]{0,20}"
+    r"(?:main|master|dev|develop|next|trunk)",
     re.IGNORECASE,
 )
 TOPIC = re.compile(
@@ -79,12 +100,24 @@ LICENCES = (
     ("Apache-2.0", re.compile(r"Apache License,?\s+Version 2\.0", re.I)),
     ("BSD-3-Clause", re.compile(r"Neither the name|BSD 3-Clause", re.I)),
     ("BSD-2-Clause", re.compile(r"Redistributions in binary form must reproduce", re.I)),
-    ("ISC", re.compile(r"\bISC License\b|Permission to use, copy, modify, and(?:/or)? distribute this software", re.I)),
-    ("Unlicense", re.compile(r"This is free and unencumbered software released into the public domain", re.I)),
+    (
+        "ISC",
+        re.compile(
+            r"\bISC License\b|Permission to use, copy, modify, and(?:/or)? distribute this software", re.I
+        ),
+    ),
+    (
+        "Unlicense",
+        re.compile(r"This is free and unencumbered software released into the public domain", re.I),
+    ),
     ("MIT", re.compile(r"Permission is hereby granted, free of charge", re.I)),
 )
-NOT_PERMISSIVE = re.compile(r"GNU (?:AFFERO |LESSER )?GENERAL PUBLIC|Business Source|Elastic License|"
-                            r"Server Side Public|Commons Clause|PolyForm|Functional Source", re.I)
+NOT_PERMISSIVE = re.compile(
+    r"GNU (?:AFFERO |LESSER )?GENERAL PUBLIC|Business Source|Elastic License|"
+    r"Server Side Public|Commons Clause|PolyForm|Functional Source",
+    re.I,
+)
+
 
 def split_of(repo: str) -> str:
     return "holdout" if int(hashlib.sha256(repo.encode()).hexdigest(), 16) % 5 == 0 else "tune"
@@ -102,7 +135,13 @@ LICENCE_OVERRIDES = {"modelcontextprotocol/csharp-sdk": "MIT OR Apache-2.0"}
 
 def licence_of(mirror: Path) -> str | None:
     names = git(mirror, "ls-tree", "--name-only", "HEAD").split("\n")
-    files = [n for n in names if re.fullmatch(r"(?i)(?:LICEN[CS]E|COPYING|UNLICENSE)(?:[-_.](?:MIT|APACHE(?:-2\.0)?|BSD|ISC|md|txt))*", n)]
+    files = [
+        n
+        for n in names
+        if re.fullmatch(
+            r"(?i)(?:LICEN[CS]E|COPYING|UNLICENSE)(?:[-_.](?:MIT|APACHE(?:-2\.0)?|BSD|ISC|md|txt))*", n
+        )
+    ]
     found = set()
     for name in files:
         text = git(mirror, "show", f"HEAD:{name}")
@@ -256,7 +295,7 @@ def sections(text: str):
 
 
 def family_hit(sents) -> bool:
-    """Whether a FAMILY phrase occurs in a sentence the reader reads (text in fences or comments is not read)."""
+    """Whether a FAMILY phrase occurs in a sentence the reader reads (fenced/commented text is unread)."""
     return any(FAMILY.search(sentence) for _, sentence, _ in sents)
 
 
@@ -264,8 +303,11 @@ def records_of(repo: str, mirror: Path, excluded: set[str]):
     if repo in excluded:
         return [], "excluded"
     head = git(mirror, "rev-parse", "HEAD").strip()
-    guides = [p for p in git(mirror, "ls-tree", "-r", "--name-only", "HEAD").split("\n")
-              if GUIDE.search(p) and not VENDORED.search(p)]
+    guides = [
+        p
+        for p in git(mirror, "ls-tree", "-r", "--name-only", "HEAD").split("\n")
+        if GUIDE.search(p) and not VENDORED.search(p)
+    ]
     texts = {p: git(mirror, "show", f"HEAD:{p}") for p in guides}
     texts = {p: t for p, t in texts.items() if t.strip()}
     sects_of = {p: list(sections(t)) for p, t in texts.items()}
@@ -279,7 +321,11 @@ def records_of(repo: str, mirror: Path, excluded: set[str]):
     for path in sorted(texts):
         if not hits[path]:
             continue
-        source = ".github/copilot-instructions.md" if path.endswith("copilot-instructions.md") else path.rsplit("/", 1)[-1]
+        source = (
+            ".github/copilot-instructions.md"
+            if path.endswith("copilot-instructions.md")
+            else path.rsplit("/", 1)[-1]
+        )
         for heading, sents in sects_of[path]:
             if not sents:
                 continue
@@ -293,11 +339,22 @@ def records_of(repo: str, mirror: Path, excluded: set[str]):
                     under = sentence
                 index = seen.get(line, 0)
                 seen[line] = index + 1
-                out.append({
-                    "repo": repo, "commit": head, "path": path, "line": line, "licence": licence,
-                    "sentence": sentence, "heading": is_heading, "under": under, "labels": {},
-                    "split": split_of(repo), "source": source, "_key": f"{path}:{line}:{index}",
-                })
+                out.append(
+                    {
+                        "repo": repo,
+                        "commit": head,
+                        "path": path,
+                        "line": line,
+                        "licence": licence,
+                        "sentence": sentence,
+                        "heading": is_heading,
+                        "under": under,
+                        "labels": {},
+                        "split": split_of(repo),
+                        "source": source,
+                        "_key": f"{path}:{line}:{index}",
+                    }
+                )
     return out, "kept"
 
 
@@ -325,8 +382,20 @@ def main(argv: list[str] | None = None) -> int:
             for field in ("labels", "family", "note"):
                 if field in extra:
                     rec[field] = extra[field]
-            ordered = {k: rec[k] for k in ("repo", "commit", "path", "line", "licence", "sentence", "heading",
-                                           "under", "labels")}
+            ordered = {
+                k: rec[k]
+                for k in (
+                    "repo",
+                    "commit",
+                    "path",
+                    "line",
+                    "licence",
+                    "sentence",
+                    "heading",
+                    "under",
+                    "labels",
+                )
+            }
             for field in ("note", "family"):
                 if field in rec:
                     ordered[field] = rec[field]
