@@ -1,4 +1,4 @@
-"""Writes agt001-<owner>+<name>.csv from the sampler's picks and a labels file (helper h23b).
+"""Writes agt001-<owner>+<name>.csv from the sampler's picks and a labels file.
 
     python3 benchmarks/holdout/build_csv_h23b.py REPO PICKS LABELS HEADER_COMMENT OUT
 
