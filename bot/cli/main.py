@@ -28,7 +28,18 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
         "--head",
         help="review this commit (default: the working tree: HEAD plus uncommitted and untracked changes)",
     )
-    p.add_argument("--staged", action="store_true", help="review the index: what `git commit` would commit")
+    p.add_argument(
+        "--staged",
+        action="store_true",
+        help="review the index against HEAD: what `git commit` would commit (with --base: against that "
+        "base); nothing staged passes with one line on stderr (the pre-commit hook)",
+    )
+    p.add_argument(
+        "--pre-push",
+        action="store_true",
+        help="review the commits being pushed (the pre-push hook): PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF "
+        "when pre-commit sets them, else --base...HEAD; nothing to review passes with one line on stderr",
+    )
     _output_args(p, LOCAL_FORMATS)
     p.add_argument(
         "--pr-title",
@@ -205,9 +216,15 @@ def _emit(  # type: ignore[no-untyped-def]
     return exit_code(report, fail_level)
 
 
+def _quiet_pass(message: str) -> int:
+    """A hook with nothing to review passes, as a linter with no files does: one line on stderr, exit 0."""
+    print(f"bot: {message}", file=sys.stderr)
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    from bot.git.local import current_branch, default_base, load_changeset, open_repo, resolve
-    from bot.git.ranges import check_range
+    from bot.git.local import NoCommits, current_branch, default_base, load_changeset, open_repo, resolve
+    from bot.git.ranges import EmptyRange, check_range
     from bot.review.engine import review, warm_ups
     from rules.core.models import PullRequest
 
@@ -222,17 +239,46 @@ def cmd_check(args: argparse.Namespace) -> int:
             f"--fix writes into the files of the work tree; --head {args.head} reviews a commit, which "
             "cannot be edited: leave out --head (or use --diff to see the patch)"
         )
-    top = open_repo(args.repo)
+    if args.pre_push:
+        _push_refs(args)
+    try:
+        top = open_repo(args.repo)
+    except NoCommits:
+        if args.staged or args.pre_push:  # the first commit of a new repository: no base to judge it by
+            return _quiet_pass("nothing to review: the repository has no commits yet")
+        raise
     with _local_head(top, args) as (head, label, left_out):
+        if head is None:
+            return _quiet_pass("nothing is staged: nothing to review")
         if head != args.head:  # a snapshot: the branch is HEAD's
             pr = pr.model_copy(update={"head_ref": current_branch(top, "HEAD")})
-        changeset = load_changeset(top, base=args.base, head=head, pr=pr, idle=warm_ups(), left_out=left_out)
-        base = args.base or default_base(top)
-        note = check_range(changeset, base, label, resolve(top, base))
+        # --staged reviews what `git commit` would add to HEAD, unless --base asks for more.
+        base_ref = args.base or ("HEAD" if args.staged else None)
+        changeset = load_changeset(top, base=base_ref, head=head, pr=pr, idle=warm_ups(), left_out=left_out)
+        base = base_ref or default_base(top)
+        try:
+            note = check_range(changeset, base, label, resolve(top, base))
+        except EmptyRange:
+            if args.pre_push:
+                return _quiet_pass(f"nothing to review between {base} and {label}")
+            raise
         report = review(changeset, config_path=args.config)
         if args.fix or args.diff:
             return _fix(report, changeset, top, args)
         return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{label}", note=note)
+
+
+def _push_refs(args: argparse.Namespace) -> None:
+    """--pre-push: the commits being pushed when pre-commit names them, else the branch's commits."""
+    from bot.github.entry import push_range
+
+    if args.staged or args.fix:
+        raise UsageError("--pre-push reviews commits being pushed: leave out --staged and --fix")
+    pushed = push_range()
+    if pushed is not None:
+        args.base, args.head = pushed
+    elif args.head is None:
+        args.head = "HEAD"  # what a push sends: commits, not the working tree
 
 
 def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
@@ -257,9 +303,10 @@ def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type
 
 
 @contextmanager
-def _local_head(top: Path, args: argparse.Namespace) -> Iterator[tuple[str, str, tuple[str, ...]]]:
-    """The commit to review, how the output names it, and the untracked files left out of it for their
-    size: --head REF, the index, or the working tree (a snapshot git can read inside the block only)."""
+def _local_head(top: Path, args: argparse.Namespace) -> Iterator[tuple[str | None, str, tuple[str, ...]]]:
+    """The commit to review (None: --staged, and nothing is staged), how the output names it, and the
+    untracked files left out of it for their size: --head REF, the index, or the working tree (a snapshot
+    git can read inside the block only)."""
     from bot.git.worktree import snapshot
 
     if args.head is not None:
@@ -268,7 +315,9 @@ def _local_head(top: Path, args: argparse.Namespace) -> Iterator[tuple[str, str,
         yield args.head, args.head, ()
         return
     with snapshot(top, staged=args.staged) as snap:
-        if snap is None:  # nothing uncommitted: the review is of HEAD
+        if snap is None and args.staged:
+            yield None, "", ()
+        elif snap is None:  # nothing uncommitted: the review is of HEAD
             yield "HEAD", "HEAD", ()
         else:
             yield snap.commit, "the staged changes" if args.staged else "the working tree", snap.left_out

@@ -50,6 +50,10 @@ class SourceError(Exception):
     """The repository or a ref cannot be used; the message is one line for the user."""
 
 
+class NoCommits(SourceError):
+    """The repository has no commit yet (before its first `git commit`)."""
+
+
 def _git(
     repo: Path,
     *args: str,
@@ -460,7 +464,7 @@ def open_repo(path: str | Path) -> Path:
         raise SourceError(f"not a git repository: {p}")
     top = Path(proc.stdout.decode().strip())
     if _git(top, "rev-parse", "--verify", "-q", "HEAD", check=False).returncode != 0:
-        raise SourceError(f"repository has no commits: {top}")
+        raise NoCommits(f"repository has no commits: {top}")
     return top
 
 
