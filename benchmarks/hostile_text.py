@@ -336,6 +336,7 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
 NOT_PR_TEXT = {
     "bot.cli.explain._ABOUT_RULES": "the question given to `bot explain` on the command line",
     "bot.git.local._SHA": "git's own output",
+    "rules.core.formats._TOML_AT": "tomllib's own error message: a fixed phrase and a position",
     "bot.github.actions._OUTPUT_NAME": "the names of the outputs the bot sets",
     "bot.github.pull._WHOLE": "the hunk header GitHub writes on a file's patch",
 }

@@ -128,3 +128,12 @@ def test_messages_use_the_words_of_the_file_not_python_types(text, message):
 def test_one_glob_may_be_written_without_a_list():
     assert parse_config('exclude: "tests/**"\n', RULES).exclude == ("tests/**",)
     assert parse_config("profiles:\n  globs: '**/*.toml'\n", RULES).profiles.globs == ("**/*.toml",)
+
+
+def test_invalid_yaml_in_the_config_is_placed_on_its_line_with_the_reason(make_repo):
+    from tests.helpers import review_change
+
+    report = review_change(make_repo, {".github/bot.yml": "rules:\n\tAGT001: {}\n"}, {"a.py": "1\n"})
+    (f,) = report.findings
+    assert (f.rule, f.path, f.line) == ("BOT001", ".github/bot.yml", 2)
+    assert "invalid YAML: found character '\\t' that cannot start any token" in f.message

@@ -193,7 +193,9 @@ def parse_config(text: str, rules: Iterable[KnownRule]) -> Config:
     try:
         data = formats.load(text, "yaml")
     except formats.FormatError as exc:
-        raise ConfigError(str(exc)) from None
+        raise ConfigError(
+            [ConfigProblem(path=CONFIG_PATH, key="", line=exc.line, message=str(exc))]
+        ) from None
     if data is None:
         return Config()
     if not isinstance(data, dict):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from typing import Any
 
@@ -18,7 +19,16 @@ MAX_INT = 2**63 - 1
 
 
 class FormatError(ValueError):
-    """The text is not valid for its format; the message is short and never echoes the input."""
+    """The text is not valid for its format; the message is short and never echoes the input. line: where
+    the parser stopped (1-based), when it says."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+# tomllib ends its messages with where it stopped: "(at line 3, column 9)" or "(at end of document)".
+_TOML_AT = re.compile(r"\s*\(at (?:line (?P<line>[0-9]+), column [0-9]+|end of document)\)$")
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -104,13 +114,22 @@ def load(text: str, fmt: str) -> Any:
     except FormatError:
         raise
     except tomllib.TOMLDecodeError as exc:
-        raise FormatError(f"invalid TOML: {exc}") from None
+        message = str(exc)
+        at = _TOML_AT.search(message)
+        line = None
+        if at is not None:
+            line = int(at["line"]) if at["line"] else max(len(git_lines(text)), 1)
+            message = message[: at.start()]
+        raise FormatError(f"invalid TOML: {message[:120]}", line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {_line(text, mark)}" if mark is not None else ""
-        raise FormatError(f"invalid YAML{where}") from None
+        line = _line(text, mark) if mark is not None else None
+        # PyYAML's problem is a fixed phrase naming at most one character ("found character '\t' that
+        # cannot start any token"), never the text around it.
+        reason = str(getattr(exc, "problem", "") or "").strip()
+        raise FormatError("invalid YAML" + (f": {reason[:120]}" if reason else ""), line) from None
     except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON at line {exc.lineno}") from None
+        raise FormatError(f"invalid JSON: {exc.msg[:120]}", exc.lineno) from None
     except RecursionError:
         raise FormatError("nested too deeply") from None
     except ValueError as exc:  # e.g. integers over Python's digit limit
