@@ -53,7 +53,7 @@ def keys_at(model: type[BaseModel], parents: Iterable[Any]) -> list[str]:
 
 def _deeper(word: str, model: type[BaseModel], parents: tuple[Any, ...]) -> str:
     """`; did you mean `scheduler.warmup_steps`?` for a key that belongs one level further down."""
-    nested = {}
+    nested: dict[str, str] = {}
     for key in keys_at(model, parents):
         if keys_at(model, (*parents, key, "")) == keys_at(model, (*parents, key)):
             continue  # a mapping of names to models (`rules:`): its keys are names, not settings
