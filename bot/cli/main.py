@@ -15,6 +15,8 @@ from bot.github.app import add_parser as _review_parser
 from bot.github.app import cmd_review
 
 FAIL_LEVELS = ("none", "notice", "warning", "error")
+# rules.core.config imports pydantic; `bot --help` stays import-light, so the default path is repeated here.
+CONFIG_PATH = ".github/bot.yml"
 # `bot review` and `bot publish` print the comment or the Report; the local commands print any of these.
 REVIEW_FORMATS = ("markdown", "json")
 LOCAL_FORMATS = ("text", "markdown", "json", "sarif", "github")
@@ -48,10 +50,19 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--pr-body-file", type=Path, help="file holding the pull request description")
     p.add_argument("--pr-number", type=int, help="pull request number, for messages that name it")
-    p.add_argument(
+    config = p.add_mutually_exclusive_group()
+    config.add_argument(
         "--config",
-        default=".github/bot.yml",
-        help="config file, read at the base revision (default: %(default)s)",
+        metavar="PATH",
+        help=f"config file in the repository, read at the base revision (default: {CONFIG_PATH}, which "
+        "may be absent; any other path must exist there)",
+    )
+    config.add_argument(
+        "--config-file",
+        type=Path,
+        metavar="FILE",
+        help="try a config before it is merged: read FILE from disk as it is (the working tree or anywhere); "
+        "the review says so",
     )
     p.add_argument("--base-branch", help="branch the pull request targets, for AGT004 non-trunk-base")
     fixing = p.add_mutually_exclusive_group()
@@ -262,10 +273,36 @@ def cmd_check(args: argparse.Namespace) -> int:
             if args.pre_push:
                 return _quiet_pass(f"nothing to review between {base} and {label}")
             raise
-        report = review(changeset, config_path=args.config)
+        report = review(
+            changeset, config_path=_config_path(changeset, base, args), config_file=_config_file(args)
+        )
         if args.fix or args.diff:
             return _fix(report, changeset, top, args)
         return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{label}", note=note)
+
+
+def _config_path(changeset, base: str, args: argparse.Namespace) -> str:  # type: ignore[no-untyped-def]
+    """--config's path, which must exist at the base revision unless it is the default (optional) one."""
+    path = args.config or CONFIG_PATH
+    if path != CONFIG_PATH and changeset.reader.read(changeset.base_sha, path) is None:
+        raise UsageError(
+            f"--config {path}: no such file at the base revision ({base}), where the config is read; "
+            f"to try a file on disk before it is merged, use --config-file {path}"
+        )
+    return path
+
+
+def _config_file(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """--config-file read from disk, or None."""
+    if args.config_file is None:
+        return None
+    from bot.review.engine import ConfigFile
+
+    try:
+        data = args.config_file.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read --config-file {args.config_file}: {exc.strerror}") from None
+    return ConfigFile(name=str(args.config_file), data=data)
 
 
 def _push_refs(args: argparse.Namespace) -> None:
