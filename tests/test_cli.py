@@ -227,3 +227,36 @@ def test_a_closed_pipe_is_silent_and_keeps_the_reviews_exit_code(make_repo, unbu
     finally:
         os.close(write)
     assert (proc.returncode, proc.stderr) == (1, b"")
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
+def test_a_console_that_cannot_show_every_character_gets_replacements(encoding):
+    """PYTHONIOENCODING=ascii or a Windows cp1252 console: before, a UnicodeEncodeError traceback and exit 1
+    (the arrow of "38 → 37")."""
+    import subprocess
+
+    env = {**os.environ, "PYTHONIOENCODING": encoding, "NO_COLOR": "1"}
+    proc = subprocess.run(
+        _bot("example", "mobile300", "--format", "text"), capture_output=True, cwd=ROOT, env=env
+    )
+    assert proc.returncode == 1 and proc.stderr == b"", proc.stderr.decode(errors="replace")
+    assert b"(`max_steps` 38 ? 37)" in proc.stdout
+
+
+def test_an_internal_error_has_its_own_exit_code_never_1():
+    """A bug of the bot must not read as "findings at the fail level" (1) or "change your input" (2)."""
+    import subprocess
+    import sys
+
+    crash = (
+        "import bot.cli.main as m\n"
+        "def boom(args):\n"
+        "    raise KeyError('planted')\n"
+        "m.COMMANDS['rules'] = boom\n"
+        "import sys; sys.argv = ['bot', 'rules']\n"
+        "m.run()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", crash], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 3
+    assert "KeyError: 'planted'" in proc.stderr
+    assert proc.stderr.endswith("bot: internal error (exit 3); the traceback above belongs in a bug report\n")

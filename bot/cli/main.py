@@ -439,6 +439,8 @@ COMMANDS = {
 
 # EX_IOERR of sysexits.h: the review ran, but what it printed could not be written (a full disk, /dev/full).
 EXIT_WRITE_FAILED = 74
+# A fault in the bot itself: never 1, which says "findings at the fail level", nor 2, "change your input".
+EXIT_INTERNAL_ERROR = 3
 
 
 class OutputError(Exception):
@@ -497,6 +499,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def _replace_unencodable(stream: TextIO) -> None:
+    """A console that cannot show every character (PYTHONIOENCODING=ascii, a cp1252 Windows console) gets
+    `?` in their place instead of a UnicodeEncodeError: the review's arrows and a PR's own text are not
+    worth failing the command for. Files and pipes in UTF-8 are unchanged."""
+    try:
+        stream.reconfigure(errors="replace")  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):  # not a TextIOWrapper (replaced by a caller), or closed
+        pass
+
+
 def run() -> NoReturn:
     """The console entry point: main(), then leave without the interpreter's teardown.
 
@@ -506,12 +518,25 @@ def run() -> NoReturn:
     out first: both output streams and the log handlers.
     """
     if sys.stdout is not None:
+        _replace_unencodable(sys.stdout)
         sys.stdout = _Stdout(sys.stdout)  # type: ignore[assignment]
     try:
         try:
             code = main()
         except SystemExit as exc:  # argparse's --help and usage errors: flushed below like any output
             code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        except OutputError:
+            raise
+        except Exception:  # noqa: BLE001 - a bug of ours: the traceback for a report, and its own exit code
+            import traceback
+
+            traceback.print_exc()
+            print(
+                f"bot: internal error (exit {EXIT_INTERNAL_ERROR}); "
+                "the traceback above belongs in a bug report",
+                file=sys.stderr,
+            )
+            code = EXIT_INTERNAL_ERROR
         if sys.stdout is not None:
             sys.stdout.flush()  # most output is still in the buffer here: a full disk is found now
     except OutputError as exc:
