@@ -37,12 +37,13 @@ def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, 
 
 
 def _config_at(changeset: ChangeSet, sha: str, path: str) -> tuple[Config, tuple[ConfigProblem, ...]]:
-    return _config_of(changeset.reader.read(sha, path) if changeset.reader else None, path)
+    return _config_of(lambda: changeset.reader.read(sha, path) if changeset.reader else None, path)
 
 
-def _config_of(data: bytes | None, path: str) -> tuple[Config, tuple[ConfigProblem, ...]]:
+def _config_of(read: Callable[[], bytes | None], path: str) -> tuple[Config, tuple[ConfigProblem, ...]]:
+    """The config read() gives, or defaults and what is wrong with it (a file that cannot be read too)."""
     try:
-        return load_config(data, REGISTRY.values()), ()
+        return load_config(read(), REGISTRY.values()), ()
     except ConfigError as exc:
         return Config(), tuple(p.model_copy(update={"path": path}) for p in exc.problems)
     except UnreadableFile as exc:
@@ -162,7 +163,7 @@ def _review(
     findings: list[Finding] = []
     problems: tuple[ConfigProblem, ...] = ()
     if config_file is not None:
-        config, problems = _config_of(config_file.data, config_file.name)
+        config, problems = _config_of(lambda: config_file.data, config_file.name)
         said = " (config ignored, defaults used)"
         problems = tuple(p.model_copy(update={"message": p.message.rstrip(".") + said}) for p in problems)
         head_problems: tuple[ConfigProblem, ...] = ()
