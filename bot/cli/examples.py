@@ -100,6 +100,14 @@ def bundled() -> dict[str, Path]:
     return {p.name: p for p in sorted(root.iterdir()) if (p / "base").is_dir() and (p / "head").is_dir()}
 
 
+def describe(folder: Path) -> str:
+    """An example's one-line description: the title of its pr.md."""
+    try:
+        return read_pr(folder).title
+    except (OSError, UnicodeDecodeError, ExampleError):
+        return ""
+
+
 def find(name_or_path: str | Path) -> Path:
     """An example folder: a path to one, or the name of a bundled one (`mobile300`)."""
     path = Path(name_or_path)

@@ -22,8 +22,33 @@ REVIEW_FORMATS = ("markdown", "json")
 LOCAL_FORMATS = ("text", "markdown", "json", "sarif", "github")
 
 
+_CHECK_EXAMPLES = """examples:
+  bot check                      review the working tree against the merge-base with the default branch
+  bot check main..my-branch      a branch, as its pull request into main is reviewed (or main...my-branch)
+  bot check --staged             what `git commit` would commit (the pre-commit hook)
+  bot check --format sarif       SARIF for code scanning; also text, markdown, json, github
+  bot check --fix --pr-number 12 write the mechanical fixes into the files
+
+exit codes: 0 no finding at --fail-level, 1 findings at it, 2 unusable input (one line on stderr),
+3 internal error, 74 output could not be written"""
+
+
 def _check_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="review local changes and print the status comment")
+    p = sub.add_parser(
+        "check",
+        help="review local changes and print the status comment",
+        description="Review a local change as its pull request would be reviewed: the AGENTS.md conventions "
+        "and the training step math. Needs no token and no network.",
+        epilog=_CHECK_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "range",
+        nargs="?",
+        metavar="BASE..HEAD",
+        help="the base and head to review, as git writes a range (`main..fix` or `main...fix`: both review "
+        "what fix adds since it left main, as a pull request shows it); the same as --base and --head",
+    )
     p.add_argument("--repo", default=".", help="git repository (default: current directory)")
     p.add_argument("--base", help="base ref (default: the remote's default branch, else main)")
     p.add_argument(
@@ -102,10 +127,13 @@ def _output_args(p: argparse.ArgumentParser, formats: tuple[str, ...] = REVIEW_F
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from bot import __version__
+
     parser = argparse.ArgumentParser(
         prog="bot",
         description="Review pull requests against AGENTS.md conventions and training step math.",
     )
+    parser.add_argument("--version", action="version", version=f"bot {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _check_parser(sub)
     _review_parser(sub, _output_args)
@@ -113,7 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     _publish_parser(sub, _output_args)
     r = sub.add_parser("rules", help="list the rules with their documentation")
-    r.add_argument("--format", choices=("text", "markdown"), default="text")
+    r.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        default="text",
+        help="text (default), or markdown: the page docs/rules.md is generated as",
+    )
     r.add_argument("--explain", action="store_true", help="show which AGENTS.md lines turn on which rule")
     r.add_argument("--repo", default=".", help="with --explain: git repository (default: current directory)")
     r.add_argument(
@@ -127,7 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
         "commits or branches",
     )
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
-    e.add_argument("path", type=Path, help="a bundled example's name (mobile300) or an example folder")
+    e.add_argument(
+        "path",
+        type=Path,
+        nargs="?",
+        help="a bundled example's name (mobile300) or an example folder; without it, the bundled examples "
+        "are listed",
+    )
     _output_args(e, LOCAL_FORMATS)
     from bot.cli.steps import add_steps_parser
 
@@ -142,7 +181,12 @@ def _action_parser(sub: argparse._SubParsersAction) -> None:
         help="in GitHub Actions: turn a saved Report into step outputs, job summary and annotations",
     )
     a.add_argument("report", type=Path, help="Report JSON saved with --output")
-    a.add_argument("--fail-level", choices=FAIL_LEVELS, default="error")
+    a.add_argument(
+        "--fail-level",
+        choices=FAIL_LEVELS,
+        default="error",
+        help="exit 1 when a finding at or above this severity exists (default: error)",
+    )
     a.add_argument(
         "--log", type=Path, help="output of the review step, printed so that it cannot run workflow commands"
     )
@@ -245,11 +289,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         body=_read_body(args.pr_body_file),
         base_ref=args.base_branch,
     )
-    if args.fix and args.head is not None:
-        raise UsageError(
-            f"--fix writes into the files of the work tree; --head {args.head} reviews a commit, which "
-            "cannot be edited: leave out --head (or use --diff to see the patch)"
-        )
+    if args.range is not None:
+        _split_range(args)
     if args.pre_push:
         _push_refs(args)
     try:
@@ -258,6 +299,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.staged or args.pre_push:  # the first commit of a new repository: no base to judge it by
             return _quiet_pass("nothing to review: the repository has no commits yet")
         raise
+    if args.fix and args.head is not None and resolve(top, args.head, "head") != resolve(top, "HEAD"):
+        raise UsageError(
+            f"--fix writes into the files of the work tree; --head {args.head} is not the commit checked out "
+            "here, so its files cannot be edited: check it out first, or use --diff to see the patch"
+        )
     with _local_head(top, args) as (head, label, left_out):
         if head is None:
             return _quiet_pass("nothing is staged: nothing to review")
@@ -303,6 +349,20 @@ def _config_file(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     except OSError as exc:
         raise UsageError(f"cannot read --config-file {args.config_file}: {exc.strerror}") from None
     return ConfigFile(name=str(args.config_file), data=data)
+
+
+def _split_range(args: argparse.Namespace) -> None:
+    """`bot check A..B` or `A...B`: --base A --head B (a pull request's diff either way)."""
+    start, dots, end = args.range.partition("...")
+    if not dots:
+        start, dots, end = args.range.partition("..")
+    if not dots or not start or not end:
+        raise UsageError(
+            f"{args.range}: give a range as BASE..HEAD (e.g. main..my-branch), or use --base and --head"
+        )
+    if args.base is not None or args.head is not None or args.staged:
+        raise UsageError(f"{args.range} names the base and the head: leave out --base, --head and --staged")
+    args.base, args.head = start, end
 
 
 def _push_refs(args: argparse.Namespace) -> None:
@@ -366,6 +426,12 @@ def cmd_example(args: argparse.Namespace) -> int:
     from bot.cli.examples import materialize
     from bot.review.engine import review
 
+    if args.path is None:
+        from bot.cli.examples import bundled, describe
+
+        sys.stdout.write("".join(f"{name}  {describe(path)}\n" for name, path in bundled().items()))
+        sys.stdout.write("bot example NAME builds one as a git repository and reviews it\n")
+        return 0
     with tempfile.TemporaryDirectory(prefix="bot-example-") as tmp:
         changeset = materialize(args.path, Path(tmp))
         return _emit(review(changeset), args.format, args.fail_level, args.output)
