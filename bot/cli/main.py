@@ -311,7 +311,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             pr = pr.model_copy(update={"head_ref": current_branch(top, "HEAD")})
         # --staged reviews what `git commit` would add to HEAD, unless --base asks for more.
         base_ref = args.base or ("HEAD" if args.staged else None)
-        changeset = load_changeset(top, base=base_ref, head=head, pr=pr, idle=warm_ups(), left_out=left_out)
+        comment = _format(args.format) == "markdown" and not (args.fix or args.diff)
+        idle = warm_ups(comment=comment)
+        changeset = load_changeset(top, base=base_ref, head=head, pr=pr, idle=idle, left_out=left_out)
         base = base_ref or default_base(top)
         try:
             note = check_range(changeset, base, label, resolve(top, base))

@@ -131,10 +131,13 @@ def _run(rule: Rule, review: Review) -> list[Finding]:
         ]
 
 
-def warm_ups(rules: Mapping[str, Rule] = REGISTRY) -> tuple[Callable[[], None], ...]:
+def warm_ups(rules: Mapping[str, Rule] = REGISTRY, comment: bool = True) -> tuple[Callable[[], None], ...]:
     """Work every review and its comment do first that needs no change set: compiling the AGENTS.md
-    patterns every sentence meets, and the comment's template. load_changeset does it while it would
-    otherwise wait on git (`idle`); what it leaves undone is done when needed, as without it."""
+    patterns every sentence meets, and the comment's template (unless no comment will be rendered).
+    load_changeset does it while it would otherwise wait on git (`idle`); what it leaves undone is done
+    when needed, as without it."""
+    if not comment:
+        return (functools.partial(warm, rules.values()),)
     from bot.review.render import prepare
 
     return (functools.partial(warm, rules.values()), prepare)
