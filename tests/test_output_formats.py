@@ -435,3 +435,14 @@ def test_a_hostile_file_name_cannot_drive_the_terminal(make_repo, capsys):
         assert "\x1b" not in out and "\u202e" not in out, fmt
     code, out, _ = _check(capsys, r.path, "--format", "text")
     assert out.startswith("tests/test_<U+001B>[2J<U+202E>x.py:1: AGT001 ")
+
+
+def test_text_paths_are_relative_to_a_subfolder_as_git_prints_them(make_repo, capsys, monkeypatch):
+    """Before: repository paths from anywhere, so `tests/test_a.py` did not open from inside `src/`."""
+    r = make_repo({"AGENTS.md": AGENTS_AGT001, "src/x.py": "1\n"}, {"tests/test_a.py": NEW_TEST})
+    monkeypatch.chdir(r.path / "src")
+    code = main(["check", "--base", "main", "--head", "pr", "--format", "text"])
+    out = capsys.readouterr().out
+    assert code == 1 and out.startswith("../tests/test_a.py:1: AGT001 ") and "per ../AGENTS.md:" in out
+    main(["check", "--base", "main", "--head", "pr", "--format", "json"])  # machine formats: repository paths
+    assert json.loads(capsys.readouterr().out)["findings"][0]["path"] == "tests/test_a.py"

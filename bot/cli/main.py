@@ -259,6 +259,7 @@ def _emit(  # type: ignore[no-untyped-def]
     output: Path | None = None,
     scope: str | None = None,
     note: str | None = None,
+    top: Path | None = None,
 ) -> int:
     from bot.review.output import exit_code, to_json
 
@@ -267,8 +268,42 @@ def _emit(  # type: ignore[no-untyped-def]
     fmt = _format(fmt)
     if note is not None and fmt != "text":  # machine formats stay parseable: the note goes to stderr
         print(f"bot: {note}", file=sys.stderr)
-    sys.stdout.write(render(report, fmt, scope, note))
+    shown = _from_here(report, top) if fmt == "text" and top is not None else report
+    sys.stdout.write(render(shown, fmt, scope, note))
     return exit_code(report, fail_level)
+
+
+def _rel_source(source: str | None, rel: Callable[[str | None], str | None]) -> str | None:
+    """`AGENTS.md:6` seen from below the top: `../AGENTS.md:6`."""
+    path, colon, line = (source or "").rpartition(":")
+    return f"{rel(path)}:{line}" if source and colon and line.isdigit() else source
+
+
+def _from_here(report, top: Path):  # type: ignore[no-untyped-def]
+    """The report with its paths relative to the current directory when that is below the repository's top,
+    as git prints them (`bot check` run in `src/`: `../tests/test_a.py:3:`), so that a terminal or editor
+    opens them from here. Only the text output: JSON, SARIF and the comment keep repository paths."""
+    try:
+        here = Path.cwd().resolve()
+        here.relative_to(top.resolve())
+    except (OSError, ValueError):  # gone, or outside the repository (`--repo elsewhere`)
+        return report
+    if here == top.resolve():
+        return report
+
+    def rel(path: str | None) -> str | None:
+        return None if path is None else os.path.relpath(top.resolve() / path, here).replace(os.sep, "/")
+
+    return report.model_copy(
+        update={
+            "findings": tuple(
+                f.model_copy(update={"path": rel(f.path), "source": _rel_source(f.source, rel)})
+                for f in report.findings
+            ),
+            "waivers": tuple(w.model_copy(update={"path": rel(w.path)}) for w in report.waivers),
+            "profiles": tuple(p.model_copy(update={"path": rel(p.path)}) for p in report.profiles),
+        }
+    )
 
 
 def _quiet_pass(message: str) -> int:
@@ -326,7 +361,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         )
         if args.fix or args.diff:
             return _fix(report, changeset, top, args)
-        return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{label}", note=note)
+        scope = f"{base}...{label}"
+        return _emit(report, args.format, args.fail_level, args.output, scope=scope, note=note, top=top)
 
 
 def _config_path(changeset, base: str, args: argparse.Namespace) -> str:  # type: ignore[no-untyped-def]
