@@ -136,3 +136,17 @@ def test_fix_in_a_crlf_checkout_writes_crlf_and_a_second_run_changes_nothing(mak
     diff = r.git("diff", "--", "tests").splitlines()
     changed = [ln for ln in diff if ln.startswith(("+", "-")) and not ln.startswith(("+++", "---"))]
     assert changed == ["+" + FIXED.splitlines()[1]]
+
+
+@pytest.mark.parametrize("mode", ["--diff", "--fix"])
+def test_fix_and_diff_honour_format_json(repo, capsys, mode):
+    """Before: --format json was ignored, and the summary or the patch printed as text."""
+    import json
+
+    code, out, err = _check(repo, capsys, mode, "--format", "json")
+    data = json.loads(out)
+    assert data["wrote"] is (mode == "--fix") and err == ""
+    assert [(a["rule"], a["path"]) for a in data["applied"]] == [("TRN001", PROFILE_PATH)]
+    assert [f["rule"] for f in data["left"]] == ["AGT001"]  # no --pr-number: not fixable
+    assert data["patch"].startswith("--- a/") if mode == "--diff" else True
+    assert code == 1

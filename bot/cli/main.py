@@ -425,11 +425,17 @@ def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type
     if args.output is not None:
         _save(args.output, to_json(report))
     outcome = fix(report, changeset, top, write=args.fix)
+    if args.format == "json":  # one JSON document on stdout, whichever of the two
+        from bot.git.fixing import as_json
+
+        sys.stdout.write(as_json(outcome, report, wrote=args.fix))
     if args.diff:
-        sys.stdout.write(outcome.patch)
-        sys.stderr.write(summary(outcome, report, wrote=False))
+        if args.format != "json":
+            sys.stdout.write(outcome.patch)
+            sys.stderr.write(summary(outcome, report, wrote=False))
         return 1 if outcome.applied else 0
-    sys.stdout.write(summary(outcome, report, wrote=True))
+    if args.format != "json":
+        sys.stdout.write(summary(outcome, report, wrote=True))
     done = {f.key for f in outcome.applied}
     rest = report.model_copy(
         update={"findings": tuple(f for f in report.findings if f.fix is None or f.fix.key not in done)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -149,3 +150,21 @@ def summary(outcome: Outcome, report: Report, wrote: bool) -> str:
     if lacking_number:
         lines.append("AGT001 writes the docstring only when it knows the pull request: give --pr-number N.")
     return "\n".join(lines) + "\n"
+
+
+def as_json(outcome: Outcome, report: Report, wrote: bool) -> str:
+    """--fix or --diff with --format json: what was (or would be) fixed, what was left alone and why, the
+    findings no fix resolves (as the Report writes findings) and the patch."""
+    done = {f.key for f in outcome.applied}
+    rest = [f for f in report.findings if f.fix is None or f.fix.key not in done]
+    data = {
+        "wrote": wrote,
+        "applied": [
+            {"rule": f.key.split(":", 1)[0], "path": f.path, "line": f.start_line, "key": f.key}
+            for f in outcome.applied
+        ],
+        "skipped": list(outcome.skipped),
+        "left": [f.model_dump(mode="json", exclude={"fix"}) for f in rest],
+        "patch": outcome.patch,
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
