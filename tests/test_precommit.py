@@ -143,3 +143,29 @@ def test_the_hook_installs_from_this_repository(tmp_path):
     r.git("add", "tests/test_a.py")
     proc = _pre_commit(r, "try-repo", str(ROOT), "bot")
     assert proc.returncode == 1 and "AGT001" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_real_push_runs_the_pre_push_hook_on_the_pushed_commits(repo, tmp_path):
+    """`pre-commit install --hook-type pre-push`, then `git push` to a local remote: pre-commit computes the
+    refs itself (a new branch: its commits since the remote's), and the hook blocks only a push that adds a
+    finding."""
+    remote = tmp_path / "remote.git"
+    repo.git("init", "-q", "--bare", str(remote))
+    repo.git("remote", "add", "origin", str(remote))
+    repo.commit(message="hooks")
+    repo.git("push", "-q", "origin", "main")
+    proc = _pre_commit(repo, "install", "--hook-type", "pre-push")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(repo.path.parent / "pre-commit-home")}
+    env["PYTHONPATH"] = str(ROOT)
+
+    def push() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", "push", "origin", "fix"], cwd=repo.path, env=env, capture_output=True, text=True
+        )
+
+    repo.commit({"README.md": "docs\n"}, "docs only")
+    assert push().returncode == 0
+    repo.commit({"tests/test_a.py": UNNAMED}, "a test that names no PR")
+    blocked = push()
+    assert blocked.returncode != 0 and "tests/test_a.py:1: AGT001" in blocked.stdout + blocked.stderr
