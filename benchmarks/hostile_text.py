@@ -336,6 +336,7 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
 NOT_PR_TEXT = {
     "bot.cli.explain._ABOUT_RULES": "the question given to `bot explain` on the command line",
     "bot.git.local._SHA": "git's own output",
+    "rules.core.formats._TOML_AT": "tomllib's own error message: a fixed phrase and a position",
     "bot.github.actions._OUTPUT_NAME": "the names of the outputs the bot sets",
     "bot.github.pull._WHOLE": "the hunk header GitHub writes on a file's patch",
 }
@@ -346,6 +347,7 @@ NOT_RUN_HERE = {
     "bot.git.diff._REMOVED_RUN": "one quantifier over one character (`-+`): each run is taken once",
     "bot.github.actions._BREAK": "no quantifier beyond `\\n?`",
     "rules.core.lines._LONE_CR": "no quantifier: one lookahead of one character",
+    "bot.review.sarif._DIGITS": "one quantifier over one character class (`[0-9]+`): each run is taken once",
     "bot.git.fixing._LONE_LF": "no quantifier: one lookbehind of one character",
     "bot.github.blocks._COMMENT": (
         "matched only where cmark-gfm's HTML has `<!--`, lazily to the first `-->`; an unclosed comment "

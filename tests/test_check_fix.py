@@ -54,17 +54,32 @@ def test_diff_prints_a_patch_git_applies_and_writes_nothing(repo, capsys):
 def test_without_a_pr_number_only_the_profile_is_fixed_and_the_output_says_why(repo, capsys):
     code, out, _ = _check(repo, capsys, "--fix")
     assert code == 1  # AGT001 remains
-    assert "1 fix applied in 1 file; 1 finding(s) need a person." in out
+    assert "1 fix applied in 1 file; 1 finding(s) need a person:\n  " in out
     assert "give --pr-number N" in out
     assert (repo.path / "tests/test_a.py").read_text() == UNNAMED
 
 
-def test_fix_with_head_is_refused_with_a_clear_message(repo, capsys):
-    code, _, err = _check(repo, capsys, "--fix", "--head", "pr", "--pr-number", "7")
+def test_fix_with_a_head_not_checked_out_is_refused_with_a_clear_message(repo, capsys):
+    repo.git("branch", "other", "pr")
+    repo.commit({"README.md": "x\n"}, "pr moves on")  # `other` is no longer the commit checked out
+    code, _, err = _check(repo, capsys, "--fix", "--head", "other", "--pr-number", "7")
     assert code == 2 and "cannot be edited" in err and "--diff" in err
     assert (repo.path / "tests/test_a.py").read_text() == UNNAMED
-    code, patch, _ = _check(repo, capsys, "--diff", "--head", "pr", "--pr-number", "7")
+    code, patch, _ = _check(repo, capsys, "--diff", "--head", "other", "--pr-number", "7")
     assert code == 1 and "Guards PR #7" in patch
+
+
+def test_fix_with_head_naming_the_checked_out_branch_is_allowed(repo, capsys):
+    """Before: refused like any --head, though the files of that commit are the ones in the work tree."""
+    code, out, _ = _check(repo, capsys, "--fix", "--head", "pr", "--pr-number", "7")
+    assert code == 0 and "AGT001 fixed" in out
+    assert "Guards PR #7" in (repo.path / "tests/test_a.py").read_text()
+
+
+def test_fix_lists_the_findings_it_could_not_fix(repo, capsys):
+    code, out, _ = _check(repo, capsys, "--fix")  # no --pr-number: AGT001's docstring cannot be written
+    assert code == 1
+    assert "1 fix applied in 1 file; 1 finding(s) need a person:\n  tests/test_a.py:1: AGT001 " in out
 
 
 def test_a_file_edited_since_the_review_is_left_alone(repo, capsys, monkeypatch):
@@ -121,3 +136,17 @@ def test_fix_in_a_crlf_checkout_writes_crlf_and_a_second_run_changes_nothing(mak
     diff = r.git("diff", "--", "tests").splitlines()
     changed = [ln for ln in diff if ln.startswith(("+", "-")) and not ln.startswith(("+++", "---"))]
     assert changed == ["+" + FIXED.splitlines()[1]]
+
+
+@pytest.mark.parametrize("mode", ["--diff", "--fix"])
+def test_fix_and_diff_honour_format_json(repo, capsys, mode):
+    """Before: --format json was ignored, and the summary or the patch printed as text."""
+    import json
+
+    code, out, err = _check(repo, capsys, mode, "--format", "json")
+    data = json.loads(out)
+    assert data["wrote"] is (mode == "--fix") and err == ""
+    assert [(a["rule"], a["path"]) for a in data["applied"]] == [("TRN001", PROFILE_PATH)]
+    assert [f["rule"] for f in data["left"]] == ["AGT001"]  # no --pr-number: not fixable
+    assert data["patch"].startswith("--- a/") if mode == "--diff" else True
+    assert code == 1

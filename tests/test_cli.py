@@ -227,3 +227,129 @@ def test_a_closed_pipe_is_silent_and_keeps_the_reviews_exit_code(make_repo, unbu
     finally:
         os.close(write)
     assert (proc.returncode, proc.stderr) == (1, b"")
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
+def test_a_console_that_cannot_show_every_character_gets_replacements(encoding):
+    """PYTHONIOENCODING=ascii or a Windows cp1252 console: before, a UnicodeEncodeError traceback and exit 1
+    (the arrow of "38 → 37")."""
+    import subprocess
+
+    env = {**os.environ, "PYTHONIOENCODING": encoding, "NO_COLOR": "1"}
+    proc = subprocess.run(
+        _bot("example", "mobile300", "--format", "text"), capture_output=True, cwd=ROOT, env=env
+    )
+    assert proc.returncode == 1 and proc.stderr == b"", proc.stderr.decode(errors="replace")
+    assert b"(`max_steps` 38 ? 37)" in proc.stdout
+
+
+def test_an_internal_error_has_its_own_exit_code_never_1():
+    """A bug of the bot must not read as "findings at the fail level" (1) or "change your input" (2)."""
+    import subprocess
+    import sys
+
+    crash = (
+        "import bot.cli.main as m\n"
+        "def boom(args):\n"
+        "    raise KeyError('planted')\n"
+        "m.COMMANDS['rules'] = boom\n"
+        "import sys; sys.argv = ['bot', 'rules']\n"
+        "m.run()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", crash], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 3
+    assert "KeyError: 'planted'" in proc.stderr
+    assert proc.stderr.endswith("bot: internal error (exit 3); the traceback above belongs in a bug report\n")
+
+
+def test_version():
+    import subprocess
+
+    proc = subprocess.run(_bot("--version"), capture_output=True, text=True, cwd=ROOT)
+    assert (proc.returncode, proc.stdout) == (0, "bot 0.1.0\n")
+
+
+@pytest.mark.parametrize("dots", ["..", "..."])
+def test_a_positional_range_is_base_and_head(make_repo, capsys, dots):
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": NEW_TEST})
+    r.git("checkout", "-q", "main")  # the range names the head: what is checked out does not matter
+    code = main(["check", f"main{dots}pr", "--repo", str(r.path), "--format", "text"])
+    out = capsys.readouterr().out
+    assert (
+        code == 1
+        and "tests/test_a.py:1: AGT001 " in out
+        and out.rstrip().endswith("(main...pr); labels: status:needs-work")
+    )
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--base", "main..pr"],
+            "bot: --base main..pr is a range, not a ref: give it as `bot check main..pr`, or as --base main "
+            "--head pr",
+        ),
+        (
+            ["--head", "nope"],
+            "bot: unknown ref: nope; branches here: main, pr. Name the head with --head BRANCH",
+        ),
+        (
+            ["main.."],
+            "bot: main..: give a range as BASE..HEAD (e.g. main..my-branch), or use --base and --head",
+        ),
+        (
+            ["main..pr", "--head", "pr"],
+            "bot: main..pr names the base and the head: leave out --base, --head and --staged",
+        ),
+    ],
+)
+def test_range_and_ref_mistakes_name_the_option_and_what_to_type(make_repo, capsys, args, message):
+    r = make_repo({"a.py": "1\n"}, {"a.py": "2\n"})
+    assert main(["check", "--repo", str(r.path), *args]) == 2
+    assert capsys.readouterr().err == message + "\n"
+
+
+def test_a_ref_missing_from_a_shallow_clone_says_it_is_shallow(make_repo, tmp_path, capsys):
+    import subprocess
+
+    r = make_repo({"a.py": "1\n"}, {"a.py": "2\n"})
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", "-b", "pr", f"file://{r.path}", str(shallow)], check=True
+    )
+    assert main(["check", "--repo", str(shallow), "--base", "main"]) == 2
+    assert "This is a shallow clone: fetch it (`git fetch origin main`)" in capsys.readouterr().err
+
+
+def test_example_without_a_name_lists_the_bundled_ones(capsys):
+    assert main(["example"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("linear-scheduler  ") and "\nmobile300  Match Mobile300" in out
+
+
+def test_check_help_has_a_description_examples_and_help_for_every_option(capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    out = capsys.readouterr().out
+    assert "Needs no token and no network." in out and "examples:\n  bot check " in out
+    assert "exit codes: 0 " in out
+
+
+def test_every_option_of_every_command_has_help():
+    import argparse
+
+    from bot.cli.main import build_parser
+
+    missing = []
+
+    def walk(parser: argparse.ArgumentParser, name: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, subparser in action.choices.items():
+                    walk(subparser, f"{name} {sub}")
+            elif not action.help:
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(build_parser(), "bot")
+    assert missing == []

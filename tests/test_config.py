@@ -128,3 +128,69 @@ def test_messages_use_the_words_of_the_file_not_python_types(text, message):
 def test_one_glob_may_be_written_without_a_list():
     assert parse_config('exclude: "tests/**"\n', RULES).exclude == ("tests/**",)
     assert parse_config("profiles:\n  globs: '**/*.toml'\n", RULES).profiles.globs == ("**/*.toml",)
+
+
+def test_invalid_yaml_in_the_config_is_placed_on_its_line_with_the_reason(make_repo):
+    from tests.helpers import review_change
+
+    report = review_change(make_repo, {".github/bot.yml": "rules:\n\tAGT001: {}\n"}, {"a.py": "1\n"})
+    (f,) = report.findings
+    assert (f.rule, f.path, f.line) == ("BOT001", ".github/bot.yml", 2)
+    assert "invalid YAML: found character '\\t' that cannot start any token" in f.message
+
+
+BAD_VALUES = (
+    "rules:\n"
+    "  AGT001:\n"
+    "    enabled: 'yes'\n"  # line 3: a string, not YAML's true
+    "    options:\n"
+    "      regression: all-new-test\n"  # line 5
+    "      issues: 'on'\n"  # line 6
+    "  AGT003:\n"
+    "    enabled: 0\n"  # line 8
+    "    options:\n"
+    "      when: allways\n"  # line 10
+)
+
+
+def test_a_bad_option_value_is_a_problem_at_its_line_with_a_suggestion_next_to_others():
+    """Before: `regression: all-new-test` became an AGT001 finding with no place, and next to another error
+    (the config then ignored as a whole) it was not reported at all; `enabled: 'yes'` was taken for true."""
+    with pytest.raises(ConfigError) as caught:
+        parse_config(BAD_VALUES, RULES)
+    problems = [(p.line, p.key, p.message) for p in caught.value.problems]
+    assert problems == [
+        (3, "rules.AGT001.enabled", "should be true or false"),
+        (
+            5,
+            "rules.AGT001.options.regression",
+            "should be one of `evidence`, `all-new-tests`, `fix-prs`, `marked`; got `all-new-test`; "
+            "did you mean `all-new-tests`?",
+        ),
+        (6, "rules.AGT001.options.issues", "should be one of `auto`, `true`, `false`; got `on`"),
+        (8, "rules.AGT003.enabled", "should be true or false"),
+        (
+            10,
+            "rules.AGT003.options.when",
+            "should be one of `test-only-prs`, `always`; got `allways`; did you mean `always`?",
+        ),
+    ]
+
+
+def test_good_option_values_pass():
+    text = "rules:\n  AGT001:\n    enabled: true\n    options: {regression: fix-prs, issues: no}\n"
+    assert parse_config(text, RULES).setting("AGT001", "x").options == {
+        "regression": "fix-prs",
+        "issues": False,
+    }
+
+
+def test_a_bad_option_value_is_bot001_at_its_line_in_the_review(make_repo, capsys):
+    from bot.cli.main import main
+
+    bad = "rules:\n  AGT001:\n    options:\n      regression: all-new-test\n"
+    r = make_repo({".github/bot.yml": bad}, {"a.py": "1\n"})
+    code = main(["check", "--repo", str(r.path), "--base", "main", "--head", "pr", "--format", "text"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.startswith(".github/bot.yml:4: BOT001 `rules.AGT001.options.regression`: should be one of ")

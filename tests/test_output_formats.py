@@ -233,6 +233,44 @@ def test_sarif_places_every_finding_or_says_why_not():
     assert run["tool"]["driver"]["rules"][note["associatedRule"]["index"]]["id"] == "BOT001"
 
 
+def _results(capsys, repo: Path) -> list[dict]:
+    code, out, _ = _check(capsys, repo, "--format", "sarif")
+    log = json.loads(out)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    return log["runs"][0]["results"]
+
+
+def test_sarif_fingerprints_survive_lines_moving_and_tell_findings_apart(make_repo, capsys):
+    """Code scanning matches alerts across runs by partialFingerprints; without them an alert whose line
+    moved was closed and opened anew."""
+    tests = (
+        'def test_a_regression():\n    """Checks a."""\n\n\ndef test_b_regression():\n    """Checks b."""\n'
+    )
+    r = make_repo({"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": tests})
+    before = _results(capsys, r.path)
+    r.commit({"tests/test_a.py": "import os\n\n\n" + tests}, "lines move down")
+    after = _results(capsys, r.path)
+    lines = [
+        [x["locations"][0]["physicalLocation"]["region"]["startLine"] for x in rs] for rs in (before, after)
+    ]
+    assert lines == [[1, 5], [4, 8]]
+    prints = [[x["partialFingerprints"]["botFindingHash/v1"] for x in rs] for rs in (before, after)]
+    assert prints[0] == prints[1] and len(set(prints[0])) == 2
+
+
+def test_sarif_message_text_is_plain_and_markdown_goes_in_markdown(capsys):
+    """Before: backticks in message.text, and "(per AGENTS.md:6: ...)" repeated in every message."""
+    capsys.readouterr()
+    main(["example", MOBILE300, "--format", "sarif"])
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    for r in results:
+        assert "`" not in r["message"]["text"] and "(per " not in r["message"]["text"]
+        assert "`" in r["message"]["markdown"]
+    agt001 = next(r for r in results if r["ruleId"] == "AGT001")
+    assert agt001["message"]["text"].startswith("New test test_target_micro_steps_match_custom_trainer has ")
+    assert "Regression tests must name the PR" in agt001["relatedLocations"][0]["message"]["text"]
+
+
 def test_sarif_schema_rejects_a_broken_log():
     """The schema test can fail: a result without its message is invalid SARIF."""
     broken = {
@@ -397,3 +435,14 @@ def test_a_hostile_file_name_cannot_drive_the_terminal(make_repo, capsys):
         assert "\x1b" not in out and "\u202e" not in out, fmt
     code, out, _ = _check(capsys, r.path, "--format", "text")
     assert out.startswith("tests/test_<U+001B>[2J<U+202E>x.py:1: AGT001 ")
+
+
+def test_text_paths_are_relative_to_a_subfolder_as_git_prints_them(make_repo, capsys, monkeypatch):
+    """Before: repository paths from anywhere, so `tests/test_a.py` did not open from inside `src/`."""
+    r = make_repo({"AGENTS.md": AGENTS_AGT001, "src/x.py": "1\n"}, {"tests/test_a.py": NEW_TEST})
+    monkeypatch.chdir(r.path / "src")
+    code = main(["check", "--base", "main", "--head", "pr", "--format", "text"])
+    out = capsys.readouterr().out
+    assert code == 1 and out.startswith("../tests/test_a.py:1: AGT001 ") and "per ../AGENTS.md:" in out
+    main(["check", "--base", "main", "--head", "pr", "--format", "json"])  # machine formats: repository paths
+    assert json.loads(capsys.readouterr().out)["findings"][0]["path"] == "tests/test_a.py"

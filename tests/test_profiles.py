@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.git.local import load_changeset
+from bot.review.engine import review
 from rules.training.claims import claims
 from rules.training.profiles import ProfileError, parse_profiles, parse_python_profiles
 from tests.helpers import codes, review_change
@@ -341,9 +343,51 @@ def test_malformed_profile_is_a_finding_and_others_are_reviewed(make_repo, name,
     bad = [f for f in report.findings if f.path == path]
     assert len(bad) == 1, report.findings
     assert bad[0].rule == "TRN001" and bad[0].severity == "error"
+    if problem.startswith("line "):  # the finding is placed on the line, the message says what
+        where, _, problem = problem.partition(": ")
+        assert bad[0].line == int(where.removeprefix("line "))
     assert problem in bad[0].message
     assert [p.path for p in report.profiles] == [GOOD[0]]
     assert report.verdict == "needs-work"
+
+
+PLACED = [
+    ("tab.yaml", "name: q\n\ttarget_micro_steps: 300\n", [(2, "invalid YAML: found character '\\t' that")]),
+    ("open.toml", "batch_size = 8\nfoo = [\n", [(2, "invalid TOML: Invalid value")]),
+    ("bad.json", '{\n"batch_size": 8,\n}', [(3, "invalid JSON: Expecting property name")]),
+    (
+        "two.toml",
+        "target_micro_steps = 300\nbatch_size = 8\nwarmup = 3\nbatch_sise = 2\n",
+        [
+            (3, "`warmup`: unknown key; did you mean `scheduler.warmup_steps`?"),
+            (4, "`batch_sise`: unknown key; did you mean `batch_size`?"),
+        ],
+    ),
+    (
+        "named.toml",
+        "[profiles.a]\ntarget_micro_steps = 300\nbatch_size = 8\n[profiles.a.scheduler]\ndecay = 3\n",
+        [(5, "`profiles.a.scheduler.decay`: unknown key; did you mean `decay_steps`?")],
+    ),
+]
+
+
+@pytest.mark.parametrize("name, content, problems", PLACED, ids=[p[0] for p in PLACED])
+def test_every_profile_problem_is_a_finding_at_its_line(make_repo, capsys, name, content, problems):
+    """Before: one finding with no line ("invalid YAML at line 2", "`warmup`: unknown key; `batch_sise`:
+    ..."), put on line 1 by SARIF."""
+    from bot.cli.main import main
+
+    path = f"training/compat_profiles/{name}"
+    r = make_repo({"README.md": "x\n"}, {path: content})
+    report = review(load_changeset(r.path, base="main", head="pr"))  # the same repository as the CLI's
+    bad = [(f.line, f.message) for f in report.findings if f.path == path]
+    assert len(bad) == len(problems), bad
+    for (line, message), (want_line, want) in zip(bad, problems, strict=True):
+        assert line == want_line and want in message, (line, message)
+    main(["check", "--repo", str(r.path), "--base", "main", "--head", "pr", "--format", "text"])
+    out = capsys.readouterr().out
+    for want_line, _ in problems:
+        assert f"{path}:{want_line}: TRN001 " in out
 
 
 def test_malformed_base_side_is_shown_not_blamed(make_repo):

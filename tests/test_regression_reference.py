@@ -314,10 +314,12 @@ def test_regression_modes(make_repo, mode, pr, expected):
 
 
 def test_unknown_mode_is_reported_and_default_used(make_repo):
+    """The config check knows the modes: a BOT001 at the option's line, and AGT001 runs with its defaults."""
     base = {"AGENTS.md": AGENTS_AGT001, ".github/bot.yml": _config("sometimes")}
     report = review_change(make_repo, base, {"tests/test_a.py": UNREFERENCED})
-    assert codes(report) == ["AGT001", "AGT001"]
-    assert "`sometimes`" in report.findings[0].message and report.findings[0].path is None
+    assert codes(report) == ["BOT001", "AGT001"]
+    bad = report.findings[0]
+    assert "`sometimes`" in bad.message and (bad.path, bad.line) == (".github/bot.yml", 4)
 
 
 @pytest.mark.parametrize(

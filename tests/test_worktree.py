@@ -70,8 +70,21 @@ def test_the_summary_says_what_was_reviewed(repo, capsys):
     repo.write({"tests/test_a.py": NAMED})
     main(["check", "--repo", str(repo.path), "--base", "main", "--format", "text"])
     assert "(main...the working tree)" in capsys.readouterr().out
+    code = main(["check", "--repo", str(repo.path), "--base", "main", "--format", "text", "--staged"])
+    out = capsys.readouterr()
+    assert (code, out.out, out.err) == (0, "", "bot: nothing is staged: nothing to review\n")
+    repo.git("add", "tests/test_a.py")
     main(["check", "--repo", str(repo.path), "--base", "main", "--format", "text", "--staged"])
-    assert "(main...HEAD)" in capsys.readouterr().out  # nothing staged: HEAD is what there is
+    assert "(main...the staged changes)" in capsys.readouterr().out  # --base: the branch and the index
+
+
+def test_staged_without_base_reviews_what_the_commit_adds_to_head(repo, capsys):
+    repo.git("checkout", "-q", "pr")  # its commit adds a test that names no PR
+    repo.write({"README.md": "docs\n"})
+    repo.git("add", "README.md")
+    code = main(["check", "--repo", str(repo.path), "--format", "text", "--staged"])
+    out = capsys.readouterr().out
+    assert code == 0 and "AGT001" not in out and "(HEAD...the staged changes)" in out
 
 
 def test_staged_and_head_together_is_a_usage_error(repo, capsys):

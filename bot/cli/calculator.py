@@ -50,7 +50,9 @@ def _load_config(path: Path) -> PrimeRLConfig:
     text = _read(path, "--config")
     try:
         return parse_prime_rl(formats.load(text, "toml"))
-    except (formats.FormatError, PrimeRLError) as exc:
+    except formats.FormatError as exc:
+        raise StepsError(f"--config {path}: {f'line {exc.line}: ' if exc.line else ''}{exc}") from None
+    except PrimeRLError as exc:
         raise StepsError(f"--config {path}: {exc}") from None
 
 

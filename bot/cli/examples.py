@@ -35,6 +35,10 @@ def _git(repo: Path, *args: str) -> None:
 
 def _copy_tree(src: Path, dest: Path) -> None:
     for item in sorted(src.rglob("*")):
+        # pip byte-compiles the installed examples' Python files: their caches are no part of the example
+        # (copied, they were reviewed as changed files and changed the commits' SHAs with each install).
+        if "__pycache__" in item.relative_to(src).parts or item.suffix in (".pyc", ".pyo"):
+            continue
         if item.is_file():
             target = dest / item.relative_to(src)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +98,14 @@ def bundled() -> dict[str, Path]:
     if not root.is_dir():
         return {}
     return {p.name: p for p in sorted(root.iterdir()) if (p / "base").is_dir() and (p / "head").is_dir()}
+
+
+def describe(folder: Path) -> str:
+    """An example's one-line description: the title of its pr.md."""
+    try:
+        return read_pr(folder).title
+    except (OSError, UnicodeDecodeError, ExampleError):
+        return ""
 
 
 def find(name_or_path: str | Path) -> Path:

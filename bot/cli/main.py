@@ -15,20 +15,58 @@ from bot.github.app import add_parser as _review_parser
 from bot.github.app import cmd_review
 
 FAIL_LEVELS = ("none", "notice", "warning", "error")
+# rules.core.config imports pydantic; `bot --help` stays import-light, so the default path is repeated here.
+CONFIG_PATH = ".github/bot.yml"
 # `bot review` and `bot publish` print the comment or the Report; the local commands print any of these.
 REVIEW_FORMATS = ("markdown", "json")
 LOCAL_FORMATS = ("text", "markdown", "json", "sarif", "github")
 
 
+_CHECK_EXAMPLES = """examples:
+  bot check                      review the working tree against the merge-base with the default branch
+  bot check main..my-branch      a branch, as its pull request into main is reviewed (or main...my-branch)
+  bot check --staged             what `git commit` would commit (the pre-commit hook)
+  bot check --format sarif       SARIF for code scanning; also text, markdown, json, github
+  bot check --fix --pr-number 12 write the mechanical fixes into the files
+
+exit codes: 0 no finding at --fail-level, 1 findings at it, 2 unusable input (one line on stderr),
+3 internal error, 74 output could not be written"""
+
+
 def _check_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="review local changes and print the status comment")
+    p = sub.add_parser(
+        "check",
+        help="review local changes and print the status comment",
+        description="Review a local change as its pull request would be reviewed: the AGENTS.md conventions "
+        "and the training step math. Needs no token and no network.",
+        epilog=_CHECK_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "range",
+        nargs="?",
+        metavar="BASE..HEAD",
+        help="the base and head to review, as git writes a range (`main..fix` or `main...fix`: both review "
+        "what fix adds since it left main, as a pull request shows it); the same as --base and --head",
+    )
     p.add_argument("--repo", default=".", help="git repository (default: current directory)")
     p.add_argument("--base", help="base ref (default: the remote's default branch, else main)")
     p.add_argument(
         "--head",
         help="review this commit (default: the working tree: HEAD plus uncommitted and untracked changes)",
     )
-    p.add_argument("--staged", action="store_true", help="review the index: what `git commit` would commit")
+    p.add_argument(
+        "--staged",
+        action="store_true",
+        help="review the index against HEAD: what `git commit` would commit (with --base: against that "
+        "base); nothing staged passes with one line on stderr (the pre-commit hook)",
+    )
+    p.add_argument(
+        "--pre-push",
+        action="store_true",
+        help="review the commits being pushed (the pre-push hook): PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF "
+        "when pre-commit sets them, else --base...HEAD; nothing to review passes with one line on stderr",
+    )
     _output_args(p, LOCAL_FORMATS)
     p.add_argument(
         "--pr-title",
@@ -37,10 +75,19 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--pr-body-file", type=Path, help="file holding the pull request description")
     p.add_argument("--pr-number", type=int, help="pull request number, for messages that name it")
-    p.add_argument(
+    config = p.add_mutually_exclusive_group()
+    config.add_argument(
         "--config",
-        default=".github/bot.yml",
-        help="config file, read at the base revision (default: %(default)s)",
+        metavar="PATH",
+        help=f"config file in the repository, read at the base revision (default: {CONFIG_PATH}, which "
+        "may be absent; any other path must exist there)",
+    )
+    config.add_argument(
+        "--config-file",
+        type=Path,
+        metavar="FILE",
+        help="try a config before it is merged: read FILE from disk as it is (the working tree or anywhere); "
+        "the review says so",
     )
     p.add_argument("--base-branch", help="branch the pull request targets, for AGT004 non-trunk-base")
     fixing = p.add_mutually_exclusive_group()
@@ -80,10 +127,13 @@ def _output_args(p: argparse.ArgumentParser, formats: tuple[str, ...] = REVIEW_F
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from bot import __version__
+
     parser = argparse.ArgumentParser(
         prog="bot",
         description="Review pull requests against AGENTS.md conventions and training step math.",
     )
+    parser.add_argument("--version", action="version", version=f"bot {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _check_parser(sub)
     _review_parser(sub, _output_args)
@@ -91,7 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     _publish_parser(sub, _output_args)
     r = sub.add_parser("rules", help="list the rules with their documentation")
-    r.add_argument("--format", choices=("text", "markdown"), default="text")
+    r.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        default="text",
+        help="text (default), or markdown: the page docs/rules.md is generated as",
+    )
     r.add_argument("--explain", action="store_true", help="show which AGENTS.md lines turn on which rule")
     r.add_argument("--repo", default=".", help="with --explain: git repository (default: current directory)")
     r.add_argument(
@@ -105,7 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
         "commits or branches",
     )
     e = sub.add_parser("example", help="build a bundled example as a git repository and review it")
-    e.add_argument("path", type=Path, help="a bundled example's name (mobile300) or an example folder")
+    e.add_argument(
+        "path",
+        type=Path,
+        nargs="?",
+        help="a bundled example's name (mobile300) or an example folder; without it, the bundled examples "
+        "are listed",
+    )
     _output_args(e, LOCAL_FORMATS)
     from bot.cli.steps import add_steps_parser
 
@@ -120,7 +181,12 @@ def _action_parser(sub: argparse._SubParsersAction) -> None:
         help="in GitHub Actions: turn a saved Report into step outputs, job summary and annotations",
     )
     a.add_argument("report", type=Path, help="Report JSON saved with --output")
-    a.add_argument("--fail-level", choices=FAIL_LEVELS, default="error")
+    a.add_argument(
+        "--fail-level",
+        choices=FAIL_LEVELS,
+        default="error",
+        help="exit 1 when a finding at or above this severity exists (default: error)",
+    )
     a.add_argument(
         "--log", type=Path, help="output of the review step, printed so that it cannot run workflow commands"
     )
@@ -193,6 +259,7 @@ def _emit(  # type: ignore[no-untyped-def]
     output: Path | None = None,
     scope: str | None = None,
     note: str | None = None,
+    top: Path | None = None,
 ) -> int:
     from bot.review.output import exit_code, to_json
 
@@ -201,13 +268,53 @@ def _emit(  # type: ignore[no-untyped-def]
     fmt = _format(fmt)
     if note is not None and fmt != "text":  # machine formats stay parseable: the note goes to stderr
         print(f"bot: {note}", file=sys.stderr)
-    sys.stdout.write(render(report, fmt, scope, note))
+    shown = _from_here(report, top) if fmt == "text" and top is not None else report
+    sys.stdout.write(render(shown, fmt, scope, note))
     return exit_code(report, fail_level)
 
 
+def _rel_source(source: str | None, rel: Callable[[str | None], str | None]) -> str | None:
+    """`AGENTS.md:6` seen from below the top: `../AGENTS.md:6`."""
+    path, colon, line = (source or "").rpartition(":")
+    return f"{rel(path)}:{line}" if source and colon and line.isdigit() else source
+
+
+def _from_here(report, top: Path):  # type: ignore[no-untyped-def]
+    """The report with its paths relative to the current directory when that is below the repository's top,
+    as git prints them (`bot check` run in `src/`: `../tests/test_a.py:3:`), so that a terminal or editor
+    opens them from here. Only the text output: JSON, SARIF and the comment keep repository paths."""
+    try:
+        here = Path.cwd().resolve()
+        here.relative_to(top.resolve())
+    except (OSError, ValueError):  # gone, or outside the repository (`--repo elsewhere`)
+        return report
+    if here == top.resolve():
+        return report
+
+    def rel(path: str | None) -> str | None:
+        return None if path is None else os.path.relpath(top.resolve() / path, here).replace(os.sep, "/")
+
+    return report.model_copy(
+        update={
+            "findings": tuple(
+                f.model_copy(update={"path": rel(f.path), "source": _rel_source(f.source, rel)})
+                for f in report.findings
+            ),
+            "waivers": tuple(w.model_copy(update={"path": rel(w.path)}) for w in report.waivers),
+            "profiles": tuple(p.model_copy(update={"path": rel(p.path)}) for p in report.profiles),
+        }
+    )
+
+
+def _quiet_pass(message: str) -> int:
+    """A hook with nothing to review passes, as a linter with no files does: one line on stderr, exit 0."""
+    print(f"bot: {message}", file=sys.stderr)
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    from bot.git.local import current_branch, default_base, load_changeset, open_repo, resolve
-    from bot.git.ranges import check_range
+    from bot.git.local import NoCommits, current_branch, default_base, load_changeset, open_repo, resolve
+    from bot.git.ranges import EmptyRange, check_range
     from bot.review.engine import review, warm_ups
     from rules.core.models import PullRequest
 
@@ -217,22 +324,96 @@ def cmd_check(args: argparse.Namespace) -> int:
         body=_read_body(args.pr_body_file),
         base_ref=args.base_branch,
     )
-    if args.fix and args.head is not None:
+    if args.range is not None:
+        _split_range(args)
+    if args.pre_push:
+        _push_refs(args)
+    try:
+        top = open_repo(args.repo)
+    except NoCommits:
+        if args.staged or args.pre_push:  # the first commit of a new repository: no base to judge it by
+            return _quiet_pass("nothing to review: the repository has no commits yet")
+        raise
+    if args.fix and args.head is not None and resolve(top, args.head, "head") != resolve(top, "HEAD"):
         raise UsageError(
-            f"--fix writes into the files of the work tree; --head {args.head} reviews a commit, which "
-            "cannot be edited: leave out --head (or use --diff to see the patch)"
+            f"--fix writes into the files of the work tree; --head {args.head} is not the commit checked out "
+            "here, so its files cannot be edited: check it out first, or use --diff to see the patch"
         )
-    top = open_repo(args.repo)
     with _local_head(top, args) as (head, label, left_out):
+        if head is None:
+            return _quiet_pass("nothing is staged: nothing to review")
         if head != args.head:  # a snapshot: the branch is HEAD's
             pr = pr.model_copy(update={"head_ref": current_branch(top, "HEAD")})
-        changeset = load_changeset(top, base=args.base, head=head, pr=pr, idle=warm_ups(), left_out=left_out)
-        base = args.base or default_base(top)
-        note = check_range(changeset, base, label, resolve(top, base))
-        report = review(changeset, config_path=args.config)
+        # --staged reviews what `git commit` would add to HEAD, unless --base asks for more.
+        base_ref = args.base or ("HEAD" if args.staged else None)
+        comment = _format(args.format) == "markdown" and not (args.fix or args.diff)
+        idle = warm_ups(comment=comment)
+        changeset = load_changeset(top, base=base_ref, head=head, pr=pr, idle=idle, left_out=left_out)
+        base = base_ref or default_base(top)
+        try:
+            note = check_range(changeset, base, label, resolve(top, base))
+        except EmptyRange:
+            if args.pre_push:
+                return _quiet_pass(f"nothing to review between {base} and {label}")
+            raise
+        report = review(
+            changeset, config_path=_config_path(changeset, base, args), config_file=_config_file(args)
+        )
         if args.fix or args.diff:
             return _fix(report, changeset, top, args)
-        return _emit(report, args.format, args.fail_level, args.output, scope=f"{base}...{label}", note=note)
+        scope = f"{base}...{label}"
+        return _emit(report, args.format, args.fail_level, args.output, scope=scope, note=note, top=top)
+
+
+def _config_path(changeset, base: str, args: argparse.Namespace) -> str:  # type: ignore[no-untyped-def]
+    """--config's path, which must exist at the base revision unless it is the default (optional) one."""
+    path = args.config or CONFIG_PATH
+    if path != CONFIG_PATH and changeset.reader.read(changeset.base_sha, path) is None:
+        raise UsageError(
+            f"--config {path}: no such file at the base revision ({base}), where the config is read; "
+            f"to try a file on disk before it is merged, use --config-file {path}"
+        )
+    return path
+
+
+def _config_file(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """--config-file read from disk, or None."""
+    if args.config_file is None:
+        return None
+    from bot.review.engine import ConfigFile
+
+    try:
+        data = args.config_file.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read --config-file {args.config_file}: {exc.strerror}") from None
+    return ConfigFile(name=str(args.config_file), data=data)
+
+
+def _split_range(args: argparse.Namespace) -> None:
+    """`bot check A..B` or `A...B`: --base A --head B (a pull request's diff either way)."""
+    start, dots, end = args.range.partition("...")
+    if not dots:
+        start, dots, end = args.range.partition("..")
+    if not dots or not start or not end:
+        raise UsageError(
+            f"{args.range}: give a range as BASE..HEAD (e.g. main..my-branch), or use --base and --head"
+        )
+    if args.base is not None or args.head is not None or args.staged:
+        raise UsageError(f"{args.range} names the base and the head: leave out --base, --head and --staged")
+    args.base, args.head = start, end
+
+
+def _push_refs(args: argparse.Namespace) -> None:
+    """--pre-push: the commits being pushed when pre-commit names them, else the branch's commits."""
+    from bot.github.entry import push_range
+
+    if args.staged or args.fix:
+        raise UsageError("--pre-push reviews commits being pushed: leave out --staged and --fix")
+    pushed = push_range()
+    if pushed is not None:
+        args.base, args.head = pushed
+    elif args.head is None:
+        args.head = "HEAD"  # what a push sends: commits, not the working tree
 
 
 def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
@@ -244,11 +425,17 @@ def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type
     if args.output is not None:
         _save(args.output, to_json(report))
     outcome = fix(report, changeset, top, write=args.fix)
+    if args.format == "json":  # one JSON document on stdout, whichever of the two
+        from bot.git.fixing import as_json
+
+        sys.stdout.write(as_json(outcome, report, wrote=args.fix))
     if args.diff:
-        sys.stdout.write(outcome.patch)
-        sys.stderr.write(summary(outcome, report, wrote=False))
+        if args.format != "json":
+            sys.stdout.write(outcome.patch)
+            sys.stderr.write(summary(outcome, report, wrote=False))
         return 1 if outcome.applied else 0
-    sys.stdout.write(summary(outcome, report, wrote=True))
+    if args.format != "json":
+        sys.stdout.write(summary(outcome, report, wrote=True))
     done = {f.key for f in outcome.applied}
     rest = report.model_copy(
         update={"findings": tuple(f for f in report.findings if f.fix is None or f.fix.key not in done)}
@@ -257,9 +444,10 @@ def _fix(report, changeset, top: Path, args: argparse.Namespace) -> int:  # type
 
 
 @contextmanager
-def _local_head(top: Path, args: argparse.Namespace) -> Iterator[tuple[str, str, tuple[str, ...]]]:
-    """The commit to review, how the output names it, and the untracked files left out of it for their
-    size: --head REF, the index, or the working tree (a snapshot git can read inside the block only)."""
+def _local_head(top: Path, args: argparse.Namespace) -> Iterator[tuple[str | None, str, tuple[str, ...]]]:
+    """The commit to review (None: --staged, and nothing is staged), how the output names it, and the
+    untracked files left out of it for their size: --head REF, the index, or the working tree (a snapshot
+    git can read inside the block only)."""
     from bot.git.worktree import snapshot
 
     if args.head is not None:
@@ -268,7 +456,9 @@ def _local_head(top: Path, args: argparse.Namespace) -> Iterator[tuple[str, str,
         yield args.head, args.head, ()
         return
     with snapshot(top, staged=args.staged) as snap:
-        if snap is None:  # nothing uncommitted: the review is of HEAD
+        if snap is None and args.staged:
+            yield None, "", ()
+        elif snap is None:  # nothing uncommitted: the review is of HEAD
             yield "HEAD", "HEAD", ()
         else:
             yield snap.commit, "the staged changes" if args.staged else "the working tree", snap.left_out
@@ -280,6 +470,12 @@ def cmd_example(args: argparse.Namespace) -> int:
     from bot.cli.examples import materialize
     from bot.review.engine import review
 
+    if args.path is None:
+        from bot.cli.examples import bundled, describe
+
+        sys.stdout.write("".join(f"{name}  {describe(path)}\n" for name, path in bundled().items()))
+        sys.stdout.write("bot example NAME builds one as a git repository and reviews it\n")
+        return 0
     with tempfile.TemporaryDirectory(prefix="bot-example-") as tmp:
         changeset = materialize(args.path, Path(tmp))
         return _emit(review(changeset), args.format, args.fail_level, args.output)
@@ -353,6 +549,8 @@ COMMANDS = {
 
 # EX_IOERR of sysexits.h: the review ran, but what it printed could not be written (a full disk, /dev/full).
 EXIT_WRITE_FAILED = 74
+# A fault in the bot itself: never 1, which says "findings at the fail level", nor 2, "change your input".
+EXIT_INTERNAL_ERROR = 3
 
 
 class OutputError(Exception):
@@ -411,6 +609,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def _replace_unencodable(stream: TextIO) -> None:
+    """A console that cannot show every character (PYTHONIOENCODING=ascii, a cp1252 Windows console) gets
+    `?` in their place instead of a UnicodeEncodeError: the review's arrows and a PR's own text are not
+    worth failing the command for. Files and pipes in UTF-8 are unchanged."""
+    try:
+        stream.reconfigure(errors="replace")  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):  # not a TextIOWrapper (replaced by a caller), or closed
+        pass
+
+
 def run() -> NoReturn:
     """The console entry point: main(), then leave without the interpreter's teardown.
 
@@ -420,12 +628,25 @@ def run() -> NoReturn:
     out first: both output streams and the log handlers.
     """
     if sys.stdout is not None:
+        _replace_unencodable(sys.stdout)
         sys.stdout = _Stdout(sys.stdout)  # type: ignore[assignment]
     try:
         try:
             code = main()
         except SystemExit as exc:  # argparse's --help and usage errors: flushed below like any output
             code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        except OutputError:
+            raise
+        except Exception:  # noqa: BLE001 - a bug of ours: the traceback for a report, and its own exit code
+            import traceback
+
+            traceback.print_exc()
+            print(
+                f"bot: internal error (exit {EXIT_INTERNAL_ERROR}); "
+                "the traceback above belongs in a bug report",
+                file=sys.stderr,
+            )
+            code = EXIT_INTERNAL_ERROR
         if sys.stdout is not None:
             sys.stdout.flush()  # most output is still in the buffer here: a full disk is found now
     except OutputError as exc:

@@ -74,4 +74,6 @@ def add_steps_parser(sub: argparse._SubParsersAction) -> None:
     )
     conv.add_argument("--epochs", type=int, default=1, metavar="N", help="epochs (default 1)")
     conv.add_argument("--max-steps-per-epoch", type=int, metavar="N", help="torchtune cap per epoch")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text (default): a table; json: the values"
+    )

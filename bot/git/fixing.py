@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from pathlib import Path
 from rules.core.fixes import apply
 from rules.core.lines import git_lines_keepends
 from rules.core.models import ChangeSet, Finding, Fix, Report, UnreadableFile, decode_text
+from rules.core.sanitize import one_line
 
 _BOM = "\ufeff"
 
@@ -139,7 +141,30 @@ def summary(outcome: Outcome, report: Report, wrote: bool) -> str:
     lacking_number = report.pr_number is None and any(f.rule == "AGT001" and f.fix is None for f in rest)
     count, files = len(outcome.applied), outcome.files
     head = f"{count} fix{'es' if count != 1 else ''} {'applied' if wrote else 'to apply'}"
-    lines.append(f"{head} in {files} file{'s' if files != 1 else ''}; {len(rest)} finding(s) need a person.")
+    people = f"{len(rest)} finding(s) need a person" + (":" if rest else ".")
+    lines.append(f"{head} in {files} file{'s' if files != 1 else ''}; {people}")
+    for left in rest:  # what is left, each where an editor can jump to it
+        where = f"{one_line(left.path, 500)}:{left.line}: " if left.path and left.line else ""
+        where = where or (f"{one_line(left.path, 500)}: " if left.path else "")
+        lines.append(f"  {where}{left.rule} {left.name}")
     if lacking_number:
         lines.append("AGT001 writes the docstring only when it knows the pull request: give --pr-number N.")
     return "\n".join(lines) + "\n"
+
+
+def as_json(outcome: Outcome, report: Report, wrote: bool) -> str:
+    """--fix or --diff with --format json: what was (or would be) fixed, what was left alone and why, the
+    findings no fix resolves (as the Report writes findings) and the patch."""
+    done = {f.key for f in outcome.applied}
+    rest = [f for f in report.findings if f.fix is None or f.fix.key not in done]
+    data = {
+        "wrote": wrote,
+        "applied": [
+            {"rule": f.key.split(":", 1)[0], "path": f.path, "line": f.start_line, "key": f.key}
+            for f in outcome.applied
+        ],
+        "skipped": list(outcome.skipped),
+        "left": [f.model_dump(mode="json", exclude={"fix"}) for f in rest],
+        "patch": outcome.patch,
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -50,6 +50,10 @@ class SourceError(Exception):
     """The repository or a ref cannot be used; the message is one line for the user."""
 
 
+class NoCommits(SourceError):
+    """The repository has no commit yet (before its first `git commit`)."""
+
+
 def _git(
     repo: Path,
     *args: str,
@@ -460,7 +464,7 @@ def open_repo(path: str | Path) -> Path:
         raise SourceError(f"not a git repository: {p}")
     top = Path(proc.stdout.decode().strip())
     if _git(top, "rev-parse", "--verify", "-q", "HEAD", check=False).returncode != 0:
-        raise SourceError(f"repository has no commits: {top}")
+        raise NoCommits(f"repository has no commits: {top}")
     return top
 
 
@@ -469,13 +473,23 @@ def _branches(repo: Path) -> list[str]:
     return [b for b in proc.stdout.decode("utf-8", "replace").split() if not b.endswith("/HEAD")]
 
 
-def resolve(repo: Path, ref: str) -> str:
-    """The commit SHA a ref names, or SourceError naming the branches there are."""
+def resolve(repo: Path, ref: str, option: str = "base") -> str:
+    """The commit SHA a ref names, or SourceError naming the branches there are and the option (`base` or
+    `head`) to give one with."""
     proc = _git(repo, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False)
     if proc.returncode != 0:
+        if ".." in ref:  # `--base main..fix`: a range where one ref belongs
+            start, _, end = ref.replace("...", "..").partition("..")
+            raise SourceError(
+                f"--{option} {ref} is a range, not a ref: give it as `bot check {ref}`, or as "
+                f"--base {start or 'BASE'} --head {end or 'HEAD'}"
+            )
         known = _branches(repo)
         shown = ", ".join(known[:8]) + (f" and {len(known) - 8} more" if len(known) > 8 else "")
-        hint = f"; branches here: {shown}. Name the base with --base BRANCH" if known else ""
+        hint = f"; branches here: {shown}. Name the {option} with --{option} BRANCH" if known else ""
+        shallow = _git(repo, "rev-parse", "--is-shallow-repository", check=False).stdout.strip() == b"true"
+        if shallow:  # the ref may well exist, just not in the little history a shallow clone fetched
+            hint += f". This is a shallow clone: fetch it (`git fetch origin {ref}`) or the whole history"
         raise SourceError(f"unknown ref: {ref}{hint}")
     return proc.stdout.decode().strip()
 
@@ -930,7 +944,7 @@ def load_changeset(
     else:  # step by step, so that the error says which part is wrong
         top = open_repo(repo)
         base_ref = base or default_base(top)
-        head_sha = resolve(top, head)
+        head_sha = resolve(top, head, "head")
         base_tip = resolve(top, base_ref)
         branch = current_branch(top, head)
     proc = _git(top, "merge-base", base_tip, head_sha, check=False)

@@ -67,3 +67,13 @@ def colour_allowed(environ: Mapping[str, str] | None = None) -> bool:
     """False when NO_COLOR is set and not empty (https://no-color.org) or the terminal is `dumb`."""
     env = os.environ if environ is None else environ
     return not env.get("NO_COLOR") and env.get("TERM") != "dumb"
+
+
+def push_range(environ: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """The commits a pre-push hook is about to push, as pre-commit names them (PRE_COMMIT_FROM_REF and
+    PRE_COMMIT_TO_REF); None when pre-commit did not set both (`pre-commit run --hook-stage pre-push`)."""
+    env = os.environ if environ is None else environ
+    start, end = env.get("PRE_COMMIT_FROM_REF", ""), env.get("PRE_COMMIT_TO_REF", "")
+    if not start.strip("0") or not end.strip("0"):  # unset, empty, or git's all-zero "no commit"
+        return None
+    return start, end

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 from bot.git.gcpause import paused
 from rules.agents_md.reader import load_policy, warm
@@ -36,13 +37,24 @@ def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, 
 
 
 def _config_at(changeset: ChangeSet, sha: str, path: str) -> tuple[Config, tuple[ConfigProblem, ...]]:
+    return _config_of(lambda: changeset.reader.read(sha, path) if changeset.reader else None, path)
+
+
+def _config_of(read: Callable[[], bytes | None], path: str) -> tuple[Config, tuple[ConfigProblem, ...]]:
+    """The config read() gives, or defaults and what is wrong with it (a file that cannot be read too)."""
     try:
-        data = changeset.reader.read(sha, path) if changeset.reader else None
-        return load_config(data, REGISTRY.values()), ()
+        return load_config(read(), REGISTRY.values()), ()
     except ConfigError as exc:
         return Config(), tuple(p.model_copy(update={"path": path}) for p in exc.problems)
     except UnreadableFile as exc:
         return Config(), (ConfigProblem(path=path, key="", line=None, message=str(exc)),)
+
+
+class ConfigFile(NamedTuple):
+    """A config read from disk to try it (`bot check --config-file`): its name as given and its bytes."""
+
+    name: str
+    data: bytes
 
 
 def _head_config(changeset: ChangeSet, path: str) -> tuple[tuple[ConfigProblem, ...], str | None]:
@@ -119,10 +131,13 @@ def _run(rule: Rule, review: Review) -> list[Finding]:
         ]
 
 
-def warm_ups(rules: Mapping[str, Rule] = REGISTRY) -> tuple[Callable[[], None], ...]:
+def warm_ups(rules: Mapping[str, Rule] = REGISTRY, comment: bool = True) -> tuple[Callable[[], None], ...]:
     """Work every review and its comment do first that needs no change set: compiling the AGENTS.md
-    patterns every sentence meets, and the comment's template. load_changeset does it while it would
-    otherwise wait on git (`idle`); what it leaves undone is done when needed, as without it."""
+    patterns every sentence meets, and the comment's template (unless no comment will be rendered).
+    load_changeset does it while it would otherwise wait on git (`idle`); what it leaves undone is done
+    when needed, as without it."""
+    if not comment:
+        return (functools.partial(warm, rules.values()),)
     from bot.review.render import prepare
 
     return (functools.partial(warm, rules.values()), prepare)
@@ -133,20 +148,36 @@ def review(
     config: Config | None = None,
     rules: Mapping[str, Rule] = REGISTRY,
     config_path: str = CONFIG_PATH,
+    config_file: ConfigFile | None = None,
 ) -> Report:
-    """Review a change set with the enabled rules; config defaults to the base revision's."""
+    """Review a change set with the enabled rules; config defaults to the base revision's, unless a
+    config_file read from disk is given to try."""
     with paused():
-        return _review(changeset, config, rules, config_path)
+        return _review(changeset, config, rules, config_path, config_file)
 
 
 def _review(
-    changeset: ChangeSet, config: Config | None, rules: Mapping[str, Rule], config_path: str
+    changeset: ChangeSet,
+    config: Config | None,
+    rules: Mapping[str, Rule],
+    config_path: str,
+    config_file: ConfigFile | None = None,
 ) -> Report:
     findings: list[Finding] = []
     problems: tuple[ConfigProblem, ...] = ()
-    if config is None:
-        config, problems = read_config(changeset, config_path)
-    head_problems, config_note = _head_config(changeset, config_path)
+    if config_file is not None:
+        config, problems = _config_of(lambda: config_file.data, config_file.name)
+        said = " (config ignored, defaults used)"
+        problems = tuple(p.model_copy(update={"message": p.message.rstrip(".") + said}) for p in problems)
+        head_problems: tuple[ConfigProblem, ...] = ()
+        config_note: str | None = (
+            f"Config read from `{config_file.name}` on disk, not from the base revision: a trial run; the "
+            f"pull request's review reads the base revision's `{config_path}`."
+        )
+    else:
+        if config is None:
+            config, problems = read_config(changeset, config_path)
+        head_problems, config_note = _head_config(changeset, config_path)
     changeset = changeset.without(config.exclude)
     policy = load_policy(changeset, rules.values())
     state = Review(

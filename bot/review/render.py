@@ -5,11 +5,13 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import groupby
 from pathlib import Path
-
-import jinja2
+from typing import TYPE_CHECKING
 
 from rules.core import sanitize
 from rules.core.models import Finding, ProfileMath, Report, Severity
+
+if TYPE_CHECKING:
+    import jinja2
 
 MARKER = "<!-- bot-review:status -->"
 # GitHub refuses comment bodies over 65,536 characters; leave room for the truncation note.
@@ -54,6 +56,9 @@ MAX_SAME_NAMES = 20
 
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
+    # Imported here: the terminal, JSON and SARIF outputs (a pre-commit hook's every run) need no template.
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
         undefined=jinja2.StrictUndefined,

@@ -7,6 +7,7 @@ and a start line; 25,000 results and rules per run; 20 tags per rule; 10 MB per 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -15,6 +16,7 @@ from urllib.parse import quote
 from bot import __version__
 from bot.review.docs import sections
 from rules.catalog import REGISTRY
+from rules.core import sanitize
 from rules.core.base import Rule
 from rules.core.models import Finding, Report, Severity
 from rules.core.sanitize import one_line
@@ -23,6 +25,10 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTICE: "note"}
 MAX_RESULTS = 25_000
 _SOURCE = re.compile(r"^(?P<path>.+):(?P<line>[1-9][0-9]*)$")
+_SPAN = re.compile(r"`([^`\n]+)`")
+_DIGITS = re.compile(r"[0-9]+")
+# partialFingerprints key: code scanning matches an alert across runs by it when lines move.
+FINGERPRINT = "botFindingHash/v1"
 
 
 def _plain(markdown: str) -> str:
@@ -68,28 +74,62 @@ def _location(path: str, line: int | None) -> dict[str, Any]:
 
 
 def _text(f: Finding) -> str:
-    message = one_line(f.message, 4000)
-    if f.source:
-        message += f" (per {one_line(f.source, 200)}"
-        message += f": \u201c{one_line(f.source_text, 1000)}\u201d)" if f.source_text else ")"
-    return message
+    """The message as plain text: viewers show `message.text` as it is, so no backticks of code spans."""
+    return _SPAN.sub(r"\1", one_line(f.message, 4000))
 
 
-def result(f: Finding, index: int) -> dict[str, Any] | None:
+def _message(f: Finding) -> dict[str, str]:
+    # The AGENTS.md line a finding enforces is its related location, said once there, not in every message.
+    return {"text": _text(f), "markdown": sanitize.message(f.message, 4000)}
+
+
+def _subject(f: Finding) -> str:
+    """What a finding is about, without the numbers that move: the message with digits outside code spans
+    (values, counts, line numbers) made 0; code spans (a test's name, a profile's key) kept whole."""
+    out, pos = [], 0
+    for m in _SPAN.finditer(f.message):
+        out += [_DIGITS.sub("0", f.message[pos : m.start()]), m.group(0)]
+        pos = m.end()
+    out.append(_DIGITS.sub("0", f.message[pos:]))
+    return "".join(out)
+
+
+def fingerprints(findings: tuple[Finding, ...]) -> list[str]:
+    """A fingerprint per finding that survives lines moving: its rule, its file (else its policy line) and
+    its subject, hashed; findings alike in all three are told apart by their order (`hash:1`, `hash:2`), as
+    GitHub's own line hashes are."""
+    seen: dict[str, int] = {}
+    out = []
+    for f in findings:
+        key = "\0".join((f.rule, f.path or f.source or "", _subject(f)))
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        seen[digest] = seen.get(digest, 0) + 1
+        out.append(f"{digest}:{seen[digest]}")
+    return out
+
+
+def result(f: Finding, index: int, fingerprint: str | None = None) -> dict[str, Any] | None:
     """A SARIF result for a finding: at its file and line, else at the AGENTS.md line that asks for the
     rule; None when it points nowhere in the repository (code scanning refuses results without a place)."""
     out: dict[str, Any] = {
         "ruleId": f.rule,
         "ruleIndex": index,
         "level": LEVELS[f.severity],
-        "message": {"text": _text(f)},
+        "message": _message(f),
     }
+    if fingerprint:
+        out["partialFingerprints"] = {FINGERPRINT: fingerprint}
     source = _SOURCE.match(f.source or "")
     if f.path:
         out["locations"] = [_location(f.path, f.line)]
         if source:
+            said = f": \u201c{one_line(f.source_text, 1000)}\u201d" if f.source_text else ""
             out["relatedLocations"] = [
-                {"id": 1, **_location(source["path"], int(source["line"])), "message": {"text": "policy"}}
+                {
+                    "id": 1,
+                    **_location(source["path"], int(source["line"])),
+                    "message": {"text": f"the policy this enforces{said}"},
+                }
             ]
     elif source:
         out["locations"] = [_location(source["path"], int(source["line"]))]
@@ -109,8 +149,8 @@ def to_sarif(report: Report) -> dict[str, Any]:
             descriptors.append(_adhoc_descriptor(f))
     results: list[dict[str, Any]] = []
     notifications: list[dict[str, Any]] = []
-    for f in report.findings:
-        item = result(f, index[f.rule]) if len(results) < MAX_RESULTS else None
+    for f, fingerprint in zip(report.findings, fingerprints(report.findings), strict=True):
+        item = result(f, index[f.rule], fingerprint) if len(results) < MAX_RESULTS else None
         if item is not None:
             results.append(item)
         else:

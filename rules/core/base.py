@@ -131,6 +131,9 @@ class Rule:
     # Regexes that recognise this rule in AGENTS.md prose; a rule with none is on by default.
     recognisers: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    # The values an option may take, where they are a fixed set; `.github/bot.yml` is checked against them
+    # (an option without choices must have its default's type).
+    choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     # AGENTS.md sentences the recognisers must understand: shown in docs/rules.md and checked by tests.
     phrases: tuple[str, ...] = ()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from rules.core import formats
 from rules.core.models import Severity, UnreadableFile, decode_text
@@ -47,7 +47,8 @@ class Strict(BaseModel):
 class RuleSetting(Strict):
     """Per-rule switch, severity and options."""
 
-    enabled: bool | None = None
+    # Strict: YAML's own true/false only; the strings "yes", "on" or "0" are refused, not guessed at.
+    enabled: StrictBool | None = None
     severity: Severity | None = None
     options: dict[str, Any] = Field(default_factory=dict)
 
@@ -131,15 +132,47 @@ class KnownRule(Protocol):
     def name(self) -> str: ...
     @property
     def options(self) -> Mapping[str, Any]: ...
+    @property
+    def choices(self) -> Mapping[str, tuple[Any, ...]]: ...
 
 
-def _known_rules(rules: Iterable[KnownRule]) -> dict[str, tuple[str, frozenset[str]]]:
-    """Rule key (code or name) -> (code, option names)."""
-    out: dict[str, tuple[str, frozenset[str]]] = {}
+def _known_rules(rules: Iterable[KnownRule]) -> dict[str, KnownRule]:
+    """Rule key (code or name) -> the rule."""
+    out: dict[str, KnownRule] = {}
     for rule in rules:
-        options = frozenset(rule.options)
-        out[rule.code] = out[rule.name] = (rule.code, options)
+        out[rule.code] = out[rule.name] = rule
     return out
+
+
+def _yaml(value: Any) -> str:
+    """A value as it is written in YAML: true/false, not Python's True/False."""
+    return str(value).lower() if isinstance(value, bool) else str(value)[:40]
+
+
+_KINDS: tuple[tuple[type, str], ...] = (
+    (bool, "should be true or false"),
+    (int, "should be a whole number"),
+    (float, "should be a number"),
+    (str, "should be text"),
+)
+
+
+def _option_problem(rule: KnownRule, option: str, value: Any) -> str | None:
+    """What is wrong with an option's value: not one of its choices (with a did-you-mean), or not of its
+    default's kind (a boolean option takes only true or false, never "yes" or "0")."""
+    choices = rule.choices.get(option)
+    if choices:
+        if any(type(value) is type(choice) and value == choice for choice in choices):
+            return None
+        shown = ", ".join(f"`{_yaml(c)}`" for c in choices)
+        hint = did_you_mean(_yaml(value), [_yaml(c) for c in choices])
+        return f"should be one of {shown}; got `{_yaml(value)}`{hint}"
+    default = rule.options.get(option)
+    for kind, words in _KINDS:
+        if type(default) is kind:  # bool before int: True is an int to isinstance
+            ok = type(value) is kind or (kind is float and type(value) is int)
+            return None if ok else f"{words}; got `{_yaml(value)}`"
+    return None
 
 
 def _rule_problems(
@@ -150,7 +183,7 @@ def _rule_problems(
     if not isinstance(rules, dict):
         return []
     known = _known_rules(registry)
-    codes = sorted({code for code, _ in known.values()})
+    codes = sorted({rule.code for rule in known.values()})
     out = []
     for name, setting in rules.items():
         where = ("rules", str(name))
@@ -166,20 +199,27 @@ def _rule_problems(
             )
             continue
         options = setting.get("options") if isinstance(setting, dict) else None
-        allowed = known[str(name)][1]
-        for option in options if isinstance(options, dict) else ():
-            if option not in allowed:
-                names = ", ".join(f"`{o}`" for o in sorted(allowed)) or "none"
-                hint = did_you_mean(str(option), allowed) or f"; its options: {names}"
-                key = (*where, "options", str(option))
-                out.append(
-                    ConfigProblem(
-                        path=CONFIG_PATH,
-                        key=".".join(key),
-                        line=lines.get(key),
-                        message=f"{known[str(name)][0]} has no option `{str(option)[:40]}`{hint}",
+        rule = known[str(name)]
+        allowed = frozenset(rule.options)
+        for option, value in options.items() if isinstance(options, dict) else ():
+            key = (*where, "options", str(option))
+            if option in allowed:
+                wrong = _option_problem(rule, str(option), value)
+                if wrong:
+                    out.append(
+                        ConfigProblem(path=CONFIG_PATH, key=".".join(key), line=lines.get(key), message=wrong)
                     )
+                continue
+            names = ", ".join(f"`{o}`" for o in sorted(allowed)) or "none"
+            hint = did_you_mean(str(option), allowed) or f"; its options: {names}"
+            out.append(
+                ConfigProblem(
+                    path=CONFIG_PATH,
+                    key=".".join(key),
+                    line=lines.get(key),
+                    message=f"{rule.code} has no option `{str(option)[:40]}`{hint}",
                 )
+            )
     return out
 
 
@@ -193,7 +233,9 @@ def parse_config(text: str, rules: Iterable[KnownRule]) -> Config:
     try:
         data = formats.load(text, "yaml")
     except formats.FormatError as exc:
-        raise ConfigError(str(exc)) from None
+        raise ConfigError(
+            [ConfigProblem(path=CONFIG_PATH, key="", line=exc.line, message=str(exc))]
+        ) from None
     if data is None:
         return Config()
     if not isinstance(data, dict):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import re
 import tomllib
 from typing import Any
-
-import yaml
 
 from rules.core.lines import git_lines, line_at
 
@@ -18,36 +18,54 @@ MAX_INT = 2**63 - 1
 
 
 class FormatError(ValueError):
-    """The text is not valid for its format; the message is short and never echoes the input."""
+    """The text is not valid for its format; the message is short and never echoes the input. line: where
+    the parser stopped (1-based), when it says."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys, anchors and aliases."""
+# tomllib ends its messages with where it stopped: "(at line 3, column 9)" or "(at end of document)".
+_TOML_AT = re.compile(r"\s*\(at (?:line (?P<line>[0-9]+), column [0-9]+|end of document)\)$")
 
-    def _at(self, mark: Any) -> int:
-        # The reader holds the text itself (with a NUL appended) when it was given a str.
-        buffer = getattr(self, "buffer", None)
-        return _line(buffer, mark) if isinstance(buffer, str) else int(mark.line) + 1
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
+@functools.cache
+def _loader() -> Any:
+    """The YAML loader class; PyYAML is imported on the first YAML file only (a pre-commit run on TOML
+    profiles and no config never needs it)."""
+    import yaml
+
+    class _UniqueKeyLoader(yaml.SafeLoader):
+        """SafeLoader that refuses duplicate keys, anchors and aliases."""
+
+        def _at(self, mark: Any) -> int:
+            # The reader holds the text itself (with a NUL appended) when it was given a str.
+            buffer = getattr(self, "buffer", None)
+            return _line(buffer, mark) if isinstance(buffer, str) else int(mark.line) + 1
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise FormatError(f"YAML aliases are not allowed (line {self._at(event.start_mark)})")
             event = self.peek_event()
-            raise FormatError(f"YAML aliases are not allowed (line {self._at(event.start_mark)})")
-        event = self.peek_event()
-        if getattr(event, "anchor", None):
-            raise FormatError(f"YAML anchors are not allowed (line {self._at(event.start_mark)})")
-        return super().compose_node(parent, index)
+            if getattr(event, "anchor", None):
+                raise FormatError(f"YAML anchors are not allowed (line {self._at(event.start_mark)})")
+            return super().compose_node(parent, index)
 
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, (list, dict)):
-                raise FormatError(f"unhashable key at line {self._at(key_node.start_mark)}")
-            if key in seen:
-                raise FormatError(f"duplicate key {str(key)[:40]!r} at line {self._at(key_node.start_mark)}")
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, (list, dict)):
+                    raise FormatError(f"unhashable key at line {self._at(key_node.start_mark)}")
+                if key in seen:
+                    line = self._at(key_node.start_mark)
+                    raise FormatError(f"duplicate key {str(key)[:40]!r} at line {line}", line)
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return _UniqueKeyLoader
 
 
 def check(value: Any) -> None:
@@ -96,7 +114,7 @@ def load(text: str, fmt: str) -> Any:
         if fmt == "toml":
             data: Any = tomllib.loads(text)
         elif fmt == "yaml":
-            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+            data = _load_yaml(text)
         elif fmt == "json":
             data = json.loads(text, object_pairs_hook=_json_pairs, parse_constant=_no_constant)
         else:
@@ -104,19 +122,35 @@ def load(text: str, fmt: str) -> Any:
     except FormatError:
         raise
     except tomllib.TOMLDecodeError as exc:
-        raise FormatError(f"invalid TOML: {exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {_line(text, mark)}" if mark is not None else ""
-        raise FormatError(f"invalid YAML{where}") from None
+        message = str(exc)
+        at = _TOML_AT.search(message)
+        line = None
+        if at is not None:
+            line = int(at["line"]) if at["line"] else max(len(git_lines(text)), 1)
+            message = message[: at.start()]
+        raise FormatError(f"invalid TOML: {message[:120]}", line) from None
     except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON at line {exc.lineno}") from None
+        raise FormatError(f"invalid JSON: {exc.msg[:120]}", exc.lineno) from None
     except RecursionError:
         raise FormatError("nested too deeply") from None
     except ValueError as exc:  # e.g. integers over Python's digit limit
         raise FormatError(f"invalid value: {str(exc)[:80]}") from None
     check(data)
     return data
+
+
+def _load_yaml(text: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_loader())  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = _line(text, mark) if mark is not None else None
+        # PyYAML's problem is a fixed phrase naming at most one character ("found character '\t' that
+        # cannot start any token"), never the text around it.
+        reason = str(getattr(exc, "problem", "") or "").strip()
+        raise FormatError("invalid YAML" + (f": {reason[:120]}" if reason else ""), line) from None
 
 
 def key_lines(text: str, fmt: str) -> dict[tuple[str, ...], int]:
@@ -127,7 +161,7 @@ def key_lines(text: str, fmt: str) -> dict[tuple[str, ...], int]:
             return _yaml_key_lines(text)
         if fmt == "toml":
             return _toml_key_lines(text)
-    except (yaml.YAMLError, FormatError, RecursionError, ValueError):
+    except (FormatError, RecursionError, ValueError):  # PyYAML's YAMLError is turned into FormatError
         pass
     return {}
 
@@ -140,7 +174,12 @@ def _line(text: str, mark: Any) -> int:
 
 
 def _yaml_key_lines(text: str) -> dict[tuple[str, ...], int]:
-    root = yaml.compose(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass, nodes only
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=_loader())  # noqa: S506 - SafeLoader subclass, nodes only
+    except yaml.YAMLError:
+        raise FormatError("invalid YAML") from None
     out: dict[tuple[str, ...], int] = {}
     stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
     while stack:

@@ -51,11 +51,26 @@ def keys_at(model: type[BaseModel], parents: Iterable[Any]) -> list[str]:
     return list(model.model_fields)
 
 
+def _deeper(word: str, model: type[BaseModel], parents: tuple[Any, ...]) -> str:
+    """`; did you mean `scheduler.warmup_steps`?` for a key that belongs one level further down."""
+    nested: dict[str, str] = {}
+    for key in keys_at(model, parents):
+        if keys_at(model, (*parents, key, "")) == keys_at(model, (*parents, key)):
+            continue  # a mapping of names to models (`rules:`): its keys are names, not settings
+        for inner in keys_at(model, (*parents, key)):
+            nested.setdefault(inner, f"{key}.{inner}")
+    hint = did_you_mean(word, nested)
+    return hint and f"; did you mean `{nested[hint.split('`')[1]]}`?"
+
+
 def describe(err: Any, model: type[BaseModel]) -> str:
     """One pydantic error (`exc.errors()` item) of a file validated as model, in plain words."""
     loc = tuple(err["loc"])
     if err["type"] == "extra_forbidden":
-        return "unknown key" + did_you_mean(str(loc[-1]), keys_at(model, loc[:-1]))
+        word = str(loc[-1])
+        return "unknown key" + (
+            did_you_mean(word, keys_at(model, loc[:-1])) or _deeper(word, model, loc[:-1])
+        )
     if err["type"] == "value_error":
         return str(err.get("ctx", {}).get("error", err["msg"]))
     return _WORDS.get(err["type"], err["msg"].replace("Input should be", "should be"))

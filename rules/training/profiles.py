@@ -17,7 +17,7 @@ import ast
 import posixpath
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
@@ -130,25 +130,47 @@ def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
 
 
+class Problem(NamedTuple):
+    """One thing wrong in a profile source: what, the key path it is about, and its line when known."""
+
+    message: str
+    key: tuple[str, ...] = ()
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
 class ProfileError(ValueError):
-    """A profile source that cannot be used; the message names the problem (and key, the first bad key's
-    path in the file, so the caller can add its line)."""
+    """A profile source that cannot be used: every problem found, each with its key path in the file and
+    its line where known (the message joins them, for places that show one line)."""
 
-    def __init__(self, message: str, key: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.key = key
+    def __init__(
+        self,
+        message: str = "",
+        key: tuple[str, ...] = (),
+        line: int | None = None,
+        problems: tuple[Problem, ...] = (),
+    ) -> None:
+        self.problems = problems or (Problem(message, key, line),)
+        super().__init__("; ".join(map(str, self.problems)))
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return self.problems[0].key
 
 
-def _validation_message(exc: ValidationError, prefix: str) -> str:
+def _validation_problems(
+    exc: ValidationError, prefix: str, keys: tuple[str, ...] = ()
+) -> tuple[Problem, ...]:
     """Every problem of one profile, each with its key: `batchsize`: unknown key; did you mean ..."""
-    return "; ".join(
-        f"`{prefix}{'.'.join(str(p) for p in err['loc'])}`: {describe(err, Profile)}" for err in exc.errors()
+    return tuple(
+        Problem(
+            f"`{prefix}{'.'.join(str(p) for p in err['loc'])}`: {describe(err, Profile)}",
+            (*keys, *(str(p) for p in err["loc"])),
+        )
+        for err in exc.errors()
     )
-
-
-def _first_key(exc: ValidationError, prefix: tuple[str, ...]) -> tuple[str, ...]:
-    errors = exc.errors()
-    return (*prefix, *(str(p) for p in errors[0]["loc"])) if errors else prefix
 
 
 @dataclass(frozen=True)
@@ -175,7 +197,7 @@ def _load(path: str, text: str) -> Any:
     try:
         return formats.load(text, fmt)
     except formats.FormatError as exc:
-        raise ProfileError(str(exc)) from None
+        raise ProfileError(str(exc), line=exc.line) from None
 
 
 def _profiles_from(raw: Any, default_name: str, prefix_all: str = "") -> dict[str, Entry]:
@@ -198,8 +220,8 @@ def _profiles_from(raw: Any, default_name: str, prefix_all: str = "") -> dict[st
             out[str(name)] = Entry(name=str(name), profile=Profile.model_validate(body))
         except ValidationError as exc:
             where = f"{prefix_all}{prefix}{name}." if prefix else prefix_all
-            key = _first_key(exc, ("profiles", str(name)) if prefix else ())
-            raise ProfileError(_validation_message(exc, where), key) from None
+            keys = ("profiles", str(name)) if prefix else ()
+            raise ProfileError(problems=_validation_problems(exc, where, keys)) from None
     return out
 
 
@@ -212,10 +234,17 @@ def parse_profiles(path: str, text: str, name_as: str | None = None) -> dict[str
     try:
         return _profiles_from(data, PurePosixPath(name_as or path).name.split(".")[0])
     except ProfileError as exc:
-        line = formats.key_lines(text, formats.format_of(path) or "").get(exc.key) if exc.key else None
-        if line is None:
-            raise
-        raise ProfileError(f"line {line}: {exc}", exc.key) from None
+        lines = formats.key_lines(text, formats.format_of(path) or "")
+        # Each problem at its key's line, else at the nearest key above it that the file has.
+        placed = tuple(
+            p._replace(
+                line=next((lines[p.key[:i]] for i in range(len(p.key), 0, -1) if p.key[:i] in lines), None)
+            )
+            if p.line is None and p.key
+            else p
+            for p in exc.problems
+        )
+        raise ProfileError(problems=placed) from None
 
 
 def _prime_entries(path: str, data: Any, name_as: str | None = None) -> dict[str, Entry]:
@@ -259,19 +288,19 @@ def parse_python_profiles(path: str, text: str, variables: tuple[str, ...]) -> d
     try:
         tree = parse_python(text, path)
     except PythonSyntaxError as exc:
-        where = f" (line {exc.line})" if exc.line else ""
-        raise ProfileError(f"not valid Python{where}: {exc.reason}") from None
+        raise ProfileError(f"not valid Python: {exc.reason}", line=exc.line) from None
     out: dict[str, Entry] = {}
     for variable, value in _assigned(tree, variables):
         try:
             data = ast.literal_eval(value)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise ProfileError(
-                f"`{variable}` (line {value.lineno}) is not a literal dict: the bot reads profiles without "
-                "running code, so write them as plain literals"
+                f"`{variable}` is not a literal dict: the bot reads profiles without running code, so "
+                "write them as plain literals",
+                line=value.lineno,
             ) from None
         if not isinstance(data, dict):
-            raise ProfileError(f"`{variable}` (line {value.lineno}) is not a dict of profiles")
+            raise ProfileError(f"`{variable}` is not a dict of profiles", line=value.lineno)
         lines = {}
         if isinstance(value, ast.Dict):
             lines = {
@@ -291,7 +320,9 @@ def parse_python_profiles(path: str, text: str, variables: tuple[str, ...]) -> d
             try:
                 profile = Profile.model_validate(body)
             except ValidationError as exc:
-                raise ProfileError(_validation_message(exc, f"{variable}[{name[:80]!r}].")) from None
+                problems = _validation_problems(exc, f"{variable}[{name[:80]!r}].")
+                line = lines.get(name)
+                raise ProfileError(problems=tuple(p._replace(line=line) for p in problems)) from None
             out[name] = Entry(name=name, profile=profile, line=lines.get(name))
     return out
 
@@ -346,6 +377,8 @@ class ProfileFile(BaseModel):
     base_path: str | None = None
     base_error: str | None = None
     head_error: str | None = None
+    # head_error's problems one by one, each with its line where known (TRN001 reports each at its line).
+    head_problems: tuple[Problem, ...] = ()
 
 
 def _read(changeset: ChangeSet, path: str | None, head: bool) -> tuple[str | None, str | None]:
@@ -365,20 +398,20 @@ def _side(
     head: bool,
     name_as: str | None = None,
     holders: frozenset[str] | None = None,
-) -> tuple[dict[str, Entry], str | None]:
+) -> tuple[dict[str, Entry], ProfileError | None]:
     if kind == PYTHON and holders is not None and path not in holders:
         return {}, None  # never names a profile variable: what reading it would have concluded
     text, error = _read(review.changeset, path, head)
     if kind == PYTHON and error:
         return {}, None  # cannot tell whether an unreadable module holds profiles at all
     if error or text is None or path is None:
-        return {}, error
+        return {}, ProfileError(error) if error else None
     if kind == PYTHON and not mentions(text, review.config.profiles.python_variables):
         return {}, None
     try:
         return parse_source(kind, path, text, review, name_as), None
     except ProfileError as exc:
-        return {}, str(exc)
+        return {}, exc
 
 
 def _classify(review: Review, pair: Pair) -> str | None:
@@ -482,8 +515,9 @@ def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
                     base=base,
                     head=head,
                     base_path=pair.base,
-                    base_error=base_err,
-                    head_error=head_err,
+                    base_error=str(base_err) if base_err else None,
+                    head_error=str(head_err) if head_err else None,
+                    head_problems=head_err.problems if head_err else (),
                 )
             )
         out.extend(_dependents(review, out))

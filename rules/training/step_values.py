@@ -80,8 +80,10 @@ def _expect_fix(ctx: Context, row: Row, key: str, want: int, got: int) -> Fix | 
 def check(ctx: Context) -> Iterator[Finding]:
     review = ctx.review
     for pf in changed_profile_files(review):
-        if pf.head_error:
-            yield ctx.finding(f"Profile file cannot be used: {pf.head_error}", path=pf.path)
+        for problem in pf.head_problems:  # each at its own line, where the parser or the key says it
+            yield ctx.finding(
+                f"Profile file cannot be used: {problem.message}", path=pf.path, line=problem.line
+            )
     for row in profile_rows(review):
         head = row.head
         if head is None or row.head_entry is None:
