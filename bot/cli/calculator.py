@@ -9,6 +9,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from bot.cli.steps import stepmath_doc
 from bot.cli.usage import UsageError
 from rules.core import formats
 from rules.core.models import UnreadableFile, decode_text
@@ -260,6 +261,12 @@ def _cli_words(exc: StepMathError) -> str:
 
 def run_steps(args: argparse.Namespace) -> int:
     """Print the answer; exit 1 when Prime-RL would refuse the result, 2 on unusable input."""
+    if args.doc:
+        doc = stepmath_doc()
+        if doc is None:
+            raise UsageError("docs/stepmath.md is not installed with this copy of the bot")
+        sys.stdout.write(doc.read_text(encoding="utf-8"))
+        return 0
     try:
         answer = conversion(args) if args.from_ else calculate(args)
     except StepMathError as exc:
