@@ -7,7 +7,6 @@ Diagnostics; every field optional in its JSON schema, a Range's `start` required
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from rules.core import sanitize
@@ -15,7 +14,6 @@ from rules.core.models import Finding, Fix, Report, Severity
 
 SEVERITIES = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.NOTICE: "INFO"}
 SOURCE = {"name": "bot"}
-_SOURCE_LINE = re.compile(r"^(?P<path>.+):(?P<line>[1-9][0-9]*)$")
 
 
 def _location(path: str, line: int | None) -> dict[str, Any]:
@@ -42,11 +40,12 @@ def diagnostic(f: Finding) -> dict[str, Any]:
         "source": SOURCE,
         "code": {"value": f.rule},
     }
-    source = _SOURCE_LINE.match(f.source or "")
+    # The policy line a finding cites: `AGENTS.md:6`.
+    policy, colon, line = (f.source or "").rpartition(":")
     if f.path:
         out["location"] = _location(f.path, f.line)
-    elif source:
-        out["location"] = _location(source["path"], int(source["line"]))
+    elif policy and colon and line.isascii() and line.isdigit() and int(line) > 0:
+        out["location"] = _location(policy, int(line))
     if f.fix is not None and f.path == f.fix.path:
         out["suggestions"] = [_suggestion(f.fix)]
     return out
