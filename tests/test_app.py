@@ -101,10 +101,34 @@ def test_read_only_token_still_prints_report_and_exit_code(gh, make_repo, capsys
     assert captured.err.count("Resource not accessible by integration") == 1
 
 
+def test_dry_run_without_a_token_reads_a_public_repository_and_says_at_what_limit(gh, make_repo, capsys):
+    """Before: "no token: set GITHUB_TOKEN" even for a dry run of a public repository anyone may read."""
+    r = make_repo({"a.py": "1\n"}, {"a.py": "2\n"})
+    st = ghapi.PullState(head=r.git("rev-parse", "pr").strip(), base=r.git("rev-parse", "main").strip())
+    st.files, st.repo_labels = [ghapi.pr_file("a.py")], list(READY)
+    ghapi.serve(gh, st)
+    # No client given: the one `bot review` builds from an environment without a token.
+    code = run(args(repo="octo/repo", pr=7, checkout=r.path, dry_run=True), settings({}))
+    captured = capsys.readouterr()
+    assert code == 0 and "Status comment: create" in captured.out
+    assert "no token: reading octo/repo" in captured.err
+    assert "60 API requests an hour from this address (5,000 with GITHUB_TOKEN)" in captured.err
+    assert gh.calls() and gh.writes() == [] and gh.graphql() == []  # GraphQL refuses anonymous requests
+    assert all("Authorization" not in call.request.headers for call in gh.rsps.calls)
+
+
+def test_without_a_token_a_rate_limit_or_a_private_repository_says_to_set_one(gh, capsys):
+    st = ghapi.PullState(head="a" * 40, base="b" * 40)
+    ghapi.serve(gh, st)
+    st.fail[("GET", "/repos/{owner}/{repo}/pulls/{pull_number}")] = [(404, ghapi.error("Not Found"), {})]
+    with pytest.raises(ReviewError, match="only a public repository can be read: set GITHUB_TOKEN"):
+        run(args(repo="octo/repo", pr=7, dry_run=True), settings({}))
+
+
 @pytest.mark.parametrize(
     "environ, message",
     [
-        ({"GITHUB_REPOSITORY": "octo/repo"}, "no token"),
+        ({"GITHUB_REPOSITORY": "octo/repo"}, "no token: .*`bot review --dry-run` reads a public repository"),
         ({"GITHUB_TOKEN": TOKEN}, "no repository"),
     ],
 )

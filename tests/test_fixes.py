@@ -38,19 +38,40 @@ def _fixed(make_repo, source: str, pr: PullRequest | None = PR) -> tuple[str, li
     [
         (
             'def test_round():\n    """Micro steps round down."""\n    assert 1\n',
-            'def test_round():\n    """Guards PR #828: micro steps round down."""\n    assert 1\n',
+            'def test_round():\n    """Micro steps round down. Guards PR #828."""\n    assert 1\n',
         ),
         (
             "class TestX:\n    def test_round(self):\n"
             "        '''Guards against overflow.'''\n        assert 1\n",
-            "class TestX:\n    def test_round(self):\n        '''Guards against overflow (PR #828).'''\n"
+            "class TestX:\n    def test_round(self):\n        '''Guards against overflow. See PR #828.'''\n"
             "        assert 1\n",
         ),
         (
             'def test_round():\n    """\n    Micro steps round down.\n\n    More words.\n'
             '    """\n    assert 1\n',
-            'def test_round():\n    """\n    Guards PR #828: micro steps round down.\n\n'
-            '    More words.\n    """\n'
+            'def test_round():\n    """\n    Micro steps round down.\n\n'
+            '    More words.\n\n    Guards PR #828.\n    """\n'
+            "    assert 1\n",
+        ),
+        (
+            # The first line goes on in the next: the sentence is never cut, the reference comes after it.
+            'def test_effort():\n    """codex-acp declares no ACP effort config option; a requested\n'
+            '    effort must be dropped."""\n    assert 1\n',
+            'def test_effort():\n    """codex-acp declares no ACP effort config option; a requested\n'
+            '    effort must be dropped.\n\n    Guards PR #828."""\n    assert 1\n',
+        ),
+        (
+            # No sentence end to follow: the reference on a line of its own, the text left as it is.
+            'def test_round():\n    """Micro steps: round down"""\n    assert 1\n',
+            'def test_round():\n    """Micro steps: round down\n\n    Guards PR #828.\n    """\n'
+            "    assert 1\n",
+        ),
+        (
+            # Past the width a one-line docstring would reach: a line of its own.
+            'def test_round():\n    """' + "Steps round. " * 6 + '"""\n    assert 1\n',
+            'def test_round():\n    """'
+            + "Steps round. " * 5
+            + 'Steps round.\n\n    Guards PR #828.\n    """\n'
             "    assert 1\n",
         ),
         (
@@ -62,8 +83,23 @@ def _fixed(make_repo, source: str, pr: PullRequest | None = PR) -> tuple[str, li
             "'''Module.'''\n\n\ndef test_tabs():\n\tassert 1\n",
             "'''Module.'''\n\n\ndef test_tabs():\n\t'''Guards PR #828: tabs.'''\n\tassert 1\n",
         ),
+        (
+            # An escape stays as it is: only the reference is added after the text.
+            'def test_round():\n    """Round \\"x\\" down."""\n    assert 1\n',
+            'def test_round():\n    """Round \\"x\\" down. Guards PR #828."""\n    assert 1\n',
+        ),
     ],
-    ids=["replace-first-line", "says-what-it-guards", "multi-line", "insert", "tabs-and-quotes"],
+    ids=[
+        "trailing-sentence",
+        "says-what-it-guards",
+        "multi-line",
+        "first-line-goes-on",
+        "no-sentence-end",
+        "too-wide",
+        "insert",
+        "tabs-and-quotes",
+        "escape",
+    ],
 )
 def test_docstring_fix_names_the_pr_keeping_indentation_and_quotes(make_repo, source, expected):
     fixed, findings = _fixed(make_repo, source)
@@ -78,10 +114,10 @@ def test_docstring_fix_names_the_pr_keeping_indentation_and_quotes(make_repo, so
     [
         ('def test_round():\n    """Round."""\n    assert 1\n', None),
         ("def test_round(): assert 1\n", PR),
-        # An escape makes the source differ from the docstring's text: no certain fix.
-        ('def test_round():\n    """Round \\"x\\" down."""\n    assert 1\n', PR),
+        # A one-line '...' string without a sentence end cannot take a line of its own.
+        ("def test_round():\n    'Round down'\n    assert 1\n", PR),
     ],
-    ids=["no-pr-number", "one-line-def", "escape"],
+    ids=["no-pr-number", "one-line-def", "single-quoted"],
 )
 def test_no_docstring_fix_where_it_is_not_certain(make_repo, source, pr):
     _, findings = _fixed(make_repo, source, pr=pr)

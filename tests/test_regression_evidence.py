@@ -191,7 +191,7 @@ def test_feature_pr_with_88_new_tests_gets_one_notice(tmp_path):
     (f,) = [f for f in report.findings if f.rule == "AGT001"]
     assert (f.severity.value, f.path, f.line) == ("notice", None, None)
     assert f.message.startswith("88 new tests (`test_shape_0`, `test_shape_1`, `test_shape_2` and 85 more)")
-    assert '"""Guards PR #900: areas of shapes."""' in f.message and f.source == "AGENTS.md:3"
+    assert '"""Areas of shapes. Guards PR #900."""' in f.message and f.source == "AGENTS.md:3"
     assert report.verdict == "ready"
 
 

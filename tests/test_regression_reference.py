@@ -266,7 +266,7 @@ def test_message_proposes_docstring_with_pr_number(make_repo):
         make_repo, {"AGENTS.md": AGENTS_AGT001}, {"tests/test_a.py": UNREFERENCED}, PullRequest(number=828)
     )
     (f,) = report.findings
-    assert '`"""Guards PR #828: checks a thing no longer overflows."""`' in f.message
+    assert '`"""Checks a thing no longer overflows. Guards PR #828."""`' in f.message
     assert 'it looks like a regression test (its docstring says "no longer")' in f.message
     assert (f.path, f.line) == ("tests/test_a.py", 1)
 
@@ -342,12 +342,12 @@ def test_bundled_example_fires_then_stops_once_docstring_names_pr(tmp_path):
     (f,) = [f for f in report.findings if f.rule == "AGT001"]
     assert f.path == "tests/test_train_cli.py" and f.line == 9
     assert f.source == "AGENTS.md:6" and "Regression tests must name the PR/commit" in f.source_text
-    assert "Guards PR #828:" in f.message
+    assert 'per update give 37 updates. Guards PR #828."""`' in f.message
     # The same example, with the docstring the message proposes.
     fixed = tmp_path / "example"
     shutil.copytree(ROOT / "examples/mobile300", fixed)
     test = fixed / "head/tests/test_train_cli.py"
-    test.write_text(test.read_text().replace('"""Micro-step', '"""Guards PR #828: micro-step'))
+    test.write_text(test.read_text().replace('37 updates."""', '37 updates. Guards PR #828."""'))
     after = review(materialize(fixed, tmp_path / "after"))
     assert [f for f in after.findings if f.rule == "AGT001"] == []
     # The base test (PR #812) was untouched and never produced a finding either way.
@@ -431,21 +431,16 @@ def test_accepts_issues(sentence, accepted):
     "doc, proposal",
     [
         (None, '`"""Guards PR #828: what it protects."""`'),
-        ("Checks that zero stays zero.", '`"""Guards PR #828: checks that zero stays zero."""`'),
-        ("URL parsing keeps the port.", '`"""Guards PR #828: URL parsing keeps the port."""`'),
+        ("Checks that zero stays zero.", '`"""Checks that zero stays zero. Guards PR #828."""`'),
+        ("URL parsing keeps the port.", '`"""URL parsing keeps the port. Guards PR #828."""`'),
+        # No sentence end to follow, more than one line or too long to repeat: never cut, the line to add.
         (
             "guards https://github.com/acme/trainer/issues/5",
-            'add `(PR #828)`: `"""Guards https://github.com/acme/trainer/issues/5 (PR #828)."""`',
+            "the line `See PR #828.` at the end of its docstring",
         ),
-        ("Guards against the overflow.", 'add `(PR #828)`: `"""Guards against the overflow (PR #828)."""`'),
-        (
-            "Prevents a double step.\n\n    More.",
-            'add `(PR #828)`: `"""Prevents a double step (PR #828)."""`',
-        ),
-        (
-            "Zero " + "and zero " * 20 + "is zero.",
-            '`"""Guards PR #828: zero' + " and zero" * 8 + ' ..."""`',  # cut at a word, within 80 characters
-        ),
+        ("Guards against the overflow.", '`"""Guards against the overflow. See PR #828."""`'),
+        ("Prevents a double step.\n\n    More.", "the line `See PR #828.` at the end of its docstring"),
+        ("Zero " + "and zero " * 20 + "is zero.", "the line `Guards PR #828.` at the end of its docstring"),
     ],
 )
 def test_proposed_docstring_reads_naturally(make_repo, doc, proposal):

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,8 +37,9 @@ def _four(data: dict) -> tuple:
         (["--target-micro-steps", "300", "--batch-size", "8", "--no-sync-scheduler"], (37, None, 296, 4)),
         (["--max-steps", "40", "--batch-size", "8"], (40, 40, 320, None)),
         (
+            # Every value the converted run's: its micro-batches are all stepped (the 4 are under `from`).
             ["--from", "legacy-micro", "--max-steps", "300", "--grad-accum", "8", "--to", "optimizer"],
-            (37, 37, 296, 4),
+            (37, 37, 296, 0),
         ),
         (
             ["--from", "optimizer", "--max-steps", "37", "--grad-accum", "8", "--to", "legacy-micro"],
@@ -65,11 +69,11 @@ def _four(data: dict) -> tuple:
                 "--to",
                 "optimizer",
             ],
-            (37, 37, 296, 4),
+            (37, 37, 296, 0),
         ),
         (
             ["--from", "legacy-micro", "--max-steps", "300", "--batch-size", "8", "--to", "optimizer"],
-            (37, 37, 296, 4),
+            (37, 37, 296, 0),
         ),
     ],
 )
@@ -123,6 +127,90 @@ def test_text_output(capsys):
     assert main(["steps", "--target-micro-steps", "300", "--batch-size", "8"]) == 0
     out = capsys.readouterr().out
     assert "max_steps:" in out and " 37\n" in out and "unapplied_micro_steps:    4" in out
+
+
+CONVERSIONS = [
+    ["--from", "legacy-micro", "--max-steps", "300", "--grad-accum", "8", "--to", "optimizer"],
+    ["--from", "optimizer", "--max-steps", "37", "--grad-accum", "8", "--to", "legacy-micro"],
+    ["--from", "hf-epoch", "--micro-batches-per-epoch", "300", "--grad-accum", "8", "--to", "optimizer"],
+    ["--from", "torchtune", "--micro-batches-per-epoch", "300", "--grad-accum", "8", "--to", "optimizer"],
+    ["--from", "optimizer", "--max-steps", "74", "--micro-batches-per-epoch", "300", "--grad-accum", "8"]
+    + ["--to", "torchtune"],
+]
+
+
+@pytest.mark.parametrize("argv", CONVERSIONS, ids=lambda a: f"{a[1]}-to-{a[-1]}")
+def test_conversion_top_level_fields_are_all_the_converted_runs(capsys, argv):
+    """Before: legacy-micro -> optimizer showed the `from` side's unapplied micro steps at the top, hf-epoch
+    -> optimizer the `to` side's examples."""
+    code, data = _json(capsys, *argv)
+    to = data["to"]
+    assert code == 0 and data["semantics"] == to["semantics"] == argv[-1]
+    assert (data["max_steps"], data["effective_train_examples"]) == (to["max_steps"], to["examples"])
+    assert (data["unapplied_micro_steps"], data["optimizer_steps"]) == (
+        to["unapplied_micro_steps"],
+        to["optimizer_steps"],
+    )
+    assert data["decay_steps"] == to["optimizer_steps"]
+    assert data["from"]["semantics"] == argv[1]
+
+
+def test_conversion_text_is_one_table_with_a_column_per_side():
+    """Through the console command, as a user runs it: each value sits under the side it belongs to."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "steps", *CONVERSIONS[2]],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    rows = {line.split()[0]: line.split()[1:] for line in proc.stdout.splitlines()[1:]}
+    assert proc.stdout.splitlines()[0].split() == ["from", "hf-epoch", "to", "optimizer"]
+    # The same 38 updates see 300 examples in HF (the short tail is stepped) and 304 in Prime-RL.
+    assert rows["optimizer_steps"] == ["38", "38"] and rows["effective_train_examples"] == ["300", "304"]
+    assert rows["max_steps"] == ["-", "38"] and rows["decay_steps"] == ["-", "38"]
+    legacy = subprocess.run(
+        [sys.executable, "-m", "bot", "steps", *CONVERSIONS[0]],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    rows = {line.split()[0]: line.split()[1:] for line in legacy.stdout.splitlines()[1:]}
+    assert rows["unapplied_micro_steps"] == ["4", "0"] and rows["max_steps"] == ["300", "37"]
+
+
+def test_a_refused_scheduler_key_written_by_the_sync_suggests_no_sync_scheduler(tmp_path, capsys):
+    config = tmp_path / "sft.toml"
+    config.write_text("max_steps = 10\n\n[data]\nbatch_size = 8\n\n[scheduler]\nwarmup_steps = 1\n")
+    code, data = _json(capsys, "--config", str(config), "--target-micro-steps", "300")
+    (problem,) = data["problems"]
+    assert (
+        code == 1
+        and "accepts no `decay_steps` (written by `sync_scheduler_to_max_steps`), `warmup_steps`" in (problem)
+    )
+    assert problem.endswith(
+        'Fix: set `type = "linear"`, or remove `warmup_steps` and set `sync_scheduler_to_max_steps = false` '
+        "(`--no-sync-scheduler`)."
+    )
+    code, data = _json(
+        capsys, "--config", str(config), "--target-micro-steps", "300", "--scheduler", "cosine"
+    )
+    (problem,) = data["problems"]
+    unsync = "set `sync_scheduler_to_max_steps = false` (`--no-sync-scheduler`)"
+    assert problem.endswith(f"Fix: {unsync}, or use a scheduler that takes them.")
+    code, data = _json(
+        capsys, "--config", str(config), "--target-micro-steps", "300", "--scheduler", "cosine",
+        "--no-sync-scheduler",
+    )  # fmt: skip
+    assert code == 0 and data["problems"] == [] and data["decay_steps"] is None
+
+
+def test_a_profiles_missing_config_is_blamed_on_the_profile_not_on_config(tmp_path, capsys):
+    """Before: "cannot read --config configs/missing.toml" though no --config was given."""
+    profile = tmp_path / "p.toml"
+    profile.write_text('name = "p"\nconfig = "./configs/missing.toml"\ntarget_micro_steps = 300\n')
+    assert main(["steps", "--profile", str(profile)]) == 2
+    err = capsys.readouterr().err
+    assert "--config" not in err
+    assert err == (
+        f"bot: cannot read --profile {profile}'s `config` {tmp_path / 'configs/missing.toml'}: "
+        "No such file or directory\n"
+    )
 
 
 @pytest.mark.parametrize(

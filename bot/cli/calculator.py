@@ -9,6 +9,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from bot.cli.steps import stepmath_doc
 from bot.cli.usage import UsageError
 from rules.core import formats
 from rules.core.models import UnreadableFile, decode_text
@@ -27,6 +28,7 @@ from rules.training.stepmath import (
     scheduler_problems,
 )
 
+UNSYNC = "`sync_scheduler_to_max_steps = false`"
 # The keys every JSON answer starts with, in this order.
 JSON_KEYS = ("max_steps", "decay_steps", "effective_train_examples", "unapplied_micro_steps")
 
@@ -46,14 +48,15 @@ def _read(path: Path, what: str) -> str:
         raise StepsError(f"{what} {path}: {exc.reason}") from None
 
 
-def _load_config(path: Path) -> PrimeRLConfig:
-    text = _read(path, "--config")
+def _load_config(path: Path, what: str = "--config") -> PrimeRLConfig:
+    """The Prime-RL config at path; what names where the path came from in the errors."""
+    text = _read(path, what)
     try:
         return parse_prime_rl(formats.load(text, "toml"))
     except formats.FormatError as exc:
-        raise StepsError(f"--config {path}: {f'line {exc.line}: ' if exc.line else ''}{exc}") from None
+        raise StepsError(f"{what} {path}: {f'line {exc.line}: ' if exc.line else ''}{exc}") from None
     except PrimeRLError as exc:
-        raise StepsError(f"--config {path}: {exc}") from None
+        raise StepsError(f"{what} {path}: {exc}") from None
 
 
 def _load_profile(path: Path, name: str | None) -> Profile:
@@ -118,17 +121,19 @@ def _flags_profile(args: argparse.Namespace, base: Profile | None) -> Profile:
 def calculate(args: argparse.Namespace) -> dict[str, Any]:
     """The answer to a derivation question, as a dict (JSON_KEYS first)."""
     base = _load_profile(args.profile, args.name) if args.profile else None
-    config_path = args.config
+    config_path, what = args.config, "--config"
     if config_path is None and base is not None and base.config:
         config_path = _profile_config(args.profile, base.config)
-    config = _load_config(config_path) if config_path else None
+        # The user gave no --config: the errors name the profile's `config` key, where the path comes from.
+        what = f"--profile {args.profile}'s `config`"
+    config = _load_config(config_path, what) if config_path else None
     profile = _flags_profile(args, base)
     sets_length = any(v is not None for v in (args.target_examples, args.target_micro_steps, args.max_steps))
     if config is not None and base is None and not sets_length:
         # The config as it stands: Prime-RL's own defaults fill what the file leaves out.
         if config.max_steps is None:
             raise StepsError(
-                f"--config {config_path}: `max_steps` is not set, so Prime-RL trains until the run is "
+                f"{what} {config_path}: `max_steps` is not set, so Prime-RL trains until the run is "
                 "stopped; give --max-steps, --target-examples or --target-micro-steps"
             )
         if profile.batch_size is None:
@@ -181,16 +186,51 @@ def conversion(args: argparse.Namespace) -> dict[str, Any]:
     source = exposure(run)
     target = convert(run, args.to)
     after = exposure(target)
+    # The top-level values are all the converted run's (the `to` side, named by `semantics`); the run as
+    # given is under `from`, so no field mixes the two.
     return {
         "max_steps": target.max_steps,
         "decay_steps": None if args.no_sync_scheduler else after.optimizer_steps,
         "effective_train_examples": after.examples,
-        "unapplied_micro_steps": source.unapplied_micro_steps,
+        "unapplied_micro_steps": after.unapplied_micro_steps,
+        "semantics": target.semantics,
         "optimizer_steps": after.optimizer_steps,
         "from": {**asdict(run), **asdict(source)},
         "to": {**asdict(target), **asdict(after)},
         "problems": [],
     }
+
+
+# The rows of a conversion's table: (label, key in the `from`/`to` values).
+_CONVERSION_ROWS = (
+    ("max_steps", "max_steps"),
+    ("decay_steps", "decay_steps"),
+    ("optimizer_steps", "optimizer_steps"),
+    ("effective_train_examples", "examples"),
+    ("unapplied_micro_steps", "unapplied_micro_steps"),
+    ("grad_accum", "grad_accum"),
+    ("micro_batch_size", "micro_batch_size"),
+    ("world_size", "world_size"),
+    ("micro_batches_per_epoch", "micro_batches_per_epoch"),
+    ("epochs", "epochs"),
+    ("max_steps_per_epoch", "max_steps_per_epoch"),
+)
+
+
+def _conversion_text(answer: dict[str, Any]) -> str:
+    """A conversion as one table, a column for each side, so that every value says whose it is."""
+    sides = (answer["from"], {**answer["to"], "decay_steps": answer["decay_steps"]})
+    head = (f"from {sides[0]['semantics']}", f"to {sides[1]['semantics']}")
+    rows = [
+        (label, *("-" if side.get(key) is None else str(side[key]) for side in sides))
+        for label, key in _CONVERSION_ROWS
+        if any(side.get(key) is not None for side in sides)
+    ]
+    width = max(len(head[0]), *(len(r[1]) for r in rows)) + 2
+    lines = [f"{'':<26}{head[0]:<{width}}{head[1]}"]
+    lines += [f"{label:<26}{left:<{width}}{right}" for label, left, right in rows]
+    lines += [f"problem: {p}" for p in answer["problems"]]
+    return "\n".join(lines) + "\n"
 
 
 def _text(answer: dict[str, Any]) -> str:
@@ -221,6 +261,12 @@ def _cli_words(exc: StepMathError) -> str:
 
 def run_steps(args: argparse.Namespace) -> int:
     """Print the answer; exit 1 when Prime-RL would refuse the result, 2 on unusable input."""
+    if args.doc:
+        doc = stepmath_doc()
+        if doc is None:
+            raise UsageError("docs/stepmath.md is not installed with this copy of the bot")
+        sys.stdout.write(doc.read_text(encoding="utf-8"))
+        return 0
     try:
         answer = conversion(args) if args.from_ else calculate(args)
     except StepMathError as exc:
@@ -229,8 +275,10 @@ def run_steps(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except ValueError as exc:  # pydantic validation of the flags' profile
         raise UsageError(f"invalid input: {str(exc).splitlines()[0][:200]}") from None
+    # The flag that turns the sync off, where the message names the profile key.
+    answer["problems"] = [p.replace(UNSYNC, f"{UNSYNC} (`--no-sync-scheduler`)") for p in answer["problems"]]
     if args.format == "json":
         sys.stdout.write(json.dumps(answer, indent=2) + "\n")
     else:
-        sys.stdout.write(_text(answer))
+        sys.stdout.write(_conversion_text(answer) if args.from_ else _text(answer))
     return 1 if answer["problems"] else 0

@@ -19,14 +19,15 @@ FAIL_LEVELS = ("none", "notice", "warning", "error")
 CONFIG_PATH = ".github/bot.yml"
 # `bot review` and `bot publish` print the comment or the Report; the local commands print any of these.
 REVIEW_FORMATS = ("markdown", "json")
-LOCAL_FORMATS = ("text", "markdown", "json", "sarif", "github")
+LOCAL_FORMATS = ("text", "markdown", "json", "sarif", "rdjson", "github")
 
 
 _CHECK_EXAMPLES = """examples:
   bot check                      review the working tree against the merge-base with the default branch
   bot check main..my-branch      a branch, as its pull request into main is reviewed (or main...my-branch)
   bot check --staged             what `git commit` would commit (the pre-commit hook)
-  bot check --format sarif       SARIF for code scanning; also text, markdown, json, github
+  bot check --format sarif       SARIF for code scanning; also text, markdown, json, rdjson, github
+  bot check --format rdjson      for reviewdog: ... | reviewdog -f=rdjson -reporter=local
   bot check --fix --pr-number 12 write the mechanical fixes into the files
 
 exit codes: 0 no finding at --fail-level, 1 findings at it, 2 unusable input (one line on stderr),
@@ -115,7 +116,8 @@ def _output_args(p: argparse.ArgumentParser, formats: tuple[str, ...] = REVIEW_F
             default=None,
             help="text: one `path:line: CODE message` line per finding, the step table and a summary "
             "(default on a terminal); markdown: the status comment exactly as posted (default otherwise); "
-            "json: the Report; sarif: SARIF 2.1.0 for code scanning; github: workflow-command annotations",
+            "json: the Report; sarif: SARIF 2.1.0 for code scanning; rdjson: reviewdog's Diagnostic Format "
+            "(reviewdog -f=rdjson); github: workflow-command annotations",
         )
     p.add_argument(
         "--fail-level",
@@ -237,6 +239,10 @@ def render(report, fmt: str, scope: str | None = None, note: str | None = None) 
         from bot.review.sarif import to_sarif_json
 
         return to_sarif_json(report)
+    if fmt == "rdjson":
+        from bot.review.rdjson import to_rdjson_json
+
+        return to_rdjson_json(report)
     if fmt == "github":
         from bot.github.actions import annotation_lines, lines
 

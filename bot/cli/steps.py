@@ -16,7 +16,18 @@ EXAMPLES = """examples:
   bot steps --from legacy-micro --max-steps 300 --grad-accum 8 --to optimizer
 
 Exit code 0; 1 when Prime-RL would refuse the result (see "problem:"); 2 when the input is refused.
-See docs/stepmath.md for each semantics."""
+Each semantics, with worked examples: docs/stepmath.md, installed with the package (`bot steps --doc`
+prints it)."""
+
+
+def stepmath_doc() -> Path | None:
+    """docs/stepmath.md: inside the installed package (pyproject.toml ships `docs/` as `bot.docs`), or in the
+    source checkout beside it."""
+    here = Path(__file__).resolve().parents[1]
+    for path in (here / "docs" / "stepmath.md", here.parent / "docs" / "stepmath.md"):
+        if path.is_file():
+            return path
+    return None
 
 
 def add_steps_parser(sub: argparse._SubParsersAction) -> None:
@@ -76,4 +87,7 @@ def add_steps_parser(sub: argparse._SubParsersAction) -> None:
     conv.add_argument("--max-steps-per-epoch", type=int, metavar="N", help="torchtune cap per epoch")
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help="text (default): a table; json: the values"
+    )
+    p.add_argument(
+        "--doc", action="store_true", help="print docs/stepmath.md (each semantics, worked examples) and exit"
     )

@@ -24,7 +24,8 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
         "review",
         help="review a pull request on GitHub and publish the status comment, labels and status",
         description="In GitHub Actions the event, repository and token come from the environment; elsewhere "
-        "pass --repo and --pr and set GITHUB_TOKEN (or GH_TOKEN).",
+        "pass --repo and --pr and set GITHUB_TOKEN (or GH_TOKEN); with --dry-run a public repository is read "
+        "without one.",
     )
     p.add_argument("--repo", help="OWNER/NAME (default: GITHUB_REPOSITORY)")
     p.add_argument("--pr", type=int, help="pull request number (outside Actions)")
@@ -52,6 +53,19 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
         "(needs checks: write and a workflow or GitHub App token: personal tokens cannot create check runs)",
     )
     output_args(p)
+
+
+# GitHub's limits for requests without a token: https://docs.github.com/rest/using-the-rest-api/
+# rate-limits-for-the-rest-api (60 an hour per IP address, 5,000 for a user's token).
+ANONYMOUS = (
+    "no token: reading {repo} as anyone may read a public repository, at GitHub's limit of 60 API "
+    "requests an hour from this address (5,000 with GITHUB_TOKEN); the bot has no identity there, so the "
+    "plan shows what a first run would write, and nothing is written"
+)
+_ANONYMOUS_HINTS = {
+    "rate-limited": " Without a token GitHub allows 60 requests an hour: set GITHUB_TOKEN (or GH_TOKEN).",
+    "not-found": " Without a token only a public repository can be read: set GITHUB_TOKEN (or GH_TOKEN).",
+}
 
 
 def redact(text: str, token: str | None) -> str:
@@ -98,7 +112,11 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         raise ReviewError("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
     event = None if args.pr is not None else read_event(settings)
     if client is None:
-        client = client_for(settings, repo)
+        client = client_for(settings, repo, dry_run=args.dry_run)
+        if not token:
+            from bot.github.actions import say
+
+            say(ANONYMOUS.format(repo=repo))
     checkout = args.checkout or (Path(settings.workspace) if settings.workspace else None)
     if checkout is None and args.pr is not None:
         checkout = Path(".")
@@ -117,7 +135,8 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
             dispatch(ctx, event)
     except (GitHubError, SourceError) as exc:
         if ctx.report is None:
-            raise ReviewError(redact(str(exc), token)) from None
+            hint = _ANONYMOUS_HINTS.get(str(getattr(exc, "kind", "")), "") if not token else ""
+            raise ReviewError(redact(str(exc), token) + hint) from None
         ctx.messages.append(str(exc))
         ctx.failed = ctx.failed or getattr(exc, "kind", None) == "malformed"
     tell(ctx.messages, token)
@@ -126,13 +145,16 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     return 2 if ctx.failed else code
 
 
-def client_for(settings, repo: str):  # type: ignore[no-untyped-def]
-    """A client for repo with the settings' token and API address."""
+def client_for(settings, repo: str, dry_run: bool = False):  # type: ignore[no-untyped-def]
+    """A client for repo with the settings' token and API address; without a token, for a dry run only."""
     from bot.github.client import connect
 
     token = settings.token.get_secret_value() if settings.token else None
-    if not token:
-        raise ReviewError("no token: set GITHUB_TOKEN (or GH_TOKEN)")
+    if not token and not dry_run:
+        raise ReviewError(
+            "no token: set GITHUB_TOKEN (or GH_TOKEN); `bot review --dry-run` reads a public repository "
+            "without one"
+        )
     return connect(token, repo, settings.api_url)
 
 

@@ -200,9 +200,11 @@ def translate(exc: Exception, what: str) -> GitHubError:
 class GitHubClient:
     """Every GitHub API call the bot makes, for one repository."""
 
-    def __init__(self, gh: Github, repo: str) -> None:
+    def __init__(self, gh: Github, repo: str, anonymous: bool = False) -> None:
         self.gh = gh
         self.repo = repo
+        # Without a token: REST reads of a public repository only (GitHub's GraphQL API refuses them).
+        self.anonymous = anonymous
         self._repo = gh.get_repo(repo)
         self._path = f"/repos/{repo}"
 
@@ -232,7 +234,10 @@ class GitHubClient:
         )
 
     def viewer(self) -> str:
-        """The token's own login (workflow tokens cannot read GET /user; GraphQL viewer works)."""
+        """The token's own login (workflow tokens cannot read GET /user; GraphQL viewer works); "" without a
+        token, an identity no comment has."""
+        if self.anonymous:
+            return ""
 
         def ask() -> str:
             data = self.gh.requester.graphql_query("query { viewer { login } }", {})[1]
@@ -372,6 +377,8 @@ class GitHubClient:
         Paths go in as variables, never into the query text. Schema: GitHub's GraphQL reference,
         `Repository.object(expression: "REV:PATH")` and the `Blob` fields (tests/fixtures/github/README.md).
         """
+        if self.anonymous:
+            return {}  # GraphQL needs a token: each file is read through the contents API when needed
         owner, name = self.repo.split("/")
         out: dict[tuple[str, str], Blob | None] = {}
         for start in range(0, len(wanted), BLOBS_PER_QUERY):
@@ -578,18 +585,19 @@ def _annotation(a: Annotation) -> dict[str, Any]:
 
 
 def connect(
-    token: str,
+    token: str | None,
     repo: str,
     base_url: str = DEFAULT_API_URL,
     retry: GithubRetry | None = None,
     timeout: int = TIMEOUT,
     throttle: bool = True,
 ) -> GitHubClient:
-    """A client for one repository; base_url is GITHUB_API_URL (GitHub Enterprise Server: https://HOST/api/v3)."""
+    """A client for one repository; base_url is GITHUB_API_URL (GitHub Enterprise Server: https://HOST/api/v3).
+    Without a token it reads a public repository as anyone may, at GitHub's lower rate limit."""
     # PyGithub logs each refused request and retry to stderr itself; BoundedRetry says it in the bot's words.
     logging.getLogger("github").setLevel(logging.WARNING)
     gh = Github(
-        auth=Auth.Token(token),
+        auth=Auth.Token(token) if token else None,
         base_url=base_url.rstrip("/"),
         timeout=timeout,
         per_page=100,
@@ -599,4 +607,4 @@ def connect(
         seconds_between_requests=0.25 if throttle else None,
         seconds_between_writes=1.0 if throttle else None,
     )
-    return GitHubClient(gh, repo)
+    return GitHubClient(gh, repo, anonymous=not token)

@@ -20,40 +20,29 @@ SAYS_WHAT_IT_GUARDS = re.compile(
 _STRING_PREFIX = re.compile(r"[rRuU]?")
 
 
-def _shorten(text: str, limit: int = 80) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
+# Past this width a reference added at the end of a one-line docstring goes on a line of its own instead.
+WIDTH = 88
+# A text that ends a sentence: the reference can follow it as a sentence of its own.
+_ENDS_SENTENCE = re.compile(r"[.!?][\"')\]]*$")
+_PROPOSED_INLINE = 100  # a one-line docstring longer than this is not repeated in the message
 
 
-def first_line(test: TestFunction) -> str:
-    """The first line of the test's own docstring, stripped, or ""."""
-    # Split at `\n` only: the other characters str.splitlines breaks at sit inside one line of the source,
-    # where the fix looks for this text.
-    return test.docstring.strip().split("\n")[0].strip() if test.docstring and test.docstring.strip() else ""
-
-
-def guard_sentence(first: str, ref: str) -> str:
-    """A docstring line naming ref, built from the test's own first line (its end punctuation already
-    stripped) so that it reads as one sentence."""
-    if SAYS_WHAT_IT_GUARDS.match(first):
-        # "Guards against X" already says what it guards: only the reference is missing.
-        return f"{first[0].upper()}{first[1:]} ({ref})."
-    first = first[0].lower() + first[1:] if first[:1].isupper() and first[1:2].islower() else first
-    end = "" if first.endswith("...") else "."
-    return f"Guards {ref}: {first}{end}"
+def reference_sentence(text: str, ref: str) -> str:
+    """The sentence naming ref that is added to a docstring: "See PR #12." where its text already says what
+    it guards ("Guards against ..."), "Guards PR #12." otherwise."""
+    return f"See {ref}." if SAYS_WHAT_IT_GUARDS.match(text.strip()) else f"Guards {ref}."
 
 
 def proposal(test: TestFunction, pr: int | None) -> str:
-    """The docstring the message proposes (shortened to one readable line)."""
+    """The docstring the message proposes: the test's own text, never cut, with the reference after it."""
     ref = f"PR #{pr}" if pr else "PR #<number>"
-    first = _shorten(first_line(test).rstrip(".:;, "))
-    if not first:
+    text = (test.docstring or "").strip()
+    if not text:
         return f'`"""Guards {ref}: what it protects."""`'
-    sentence = guard_sentence(first, ref)
-    if SAYS_WHAT_IT_GUARDS.match(first):
-        return f'add `({ref})`: `"""{sentence}"""`'
-    return f'`"""{sentence}"""`'
+    sentence = reference_sentence(text, ref)
+    if "\n" not in text and _ENDS_SENTENCE.search(text) and len(text) <= _PROPOSED_INLINE:
+        return f'`"""{text} {sentence}"""`'
+    return f"the line `{sentence}` at the end of its docstring"
 
 
 def _phrase(test: TestFunction) -> str:
@@ -68,30 +57,75 @@ def _quote(text: str) -> str:
     return "'''" if text.count("'''") > text.count('"""') else '"""'
 
 
-def _replace_first_line(tf: TestFile, test: TestFunction, doc: ast.Expr, sentence: str) -> Fix | None:
-    """Replace the docstring's first line of text in place, keeping its quotes and the lines after it."""
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _add_reference(tf: TestFile, test: TestFunction, doc: ast.Expr, ref: str) -> Fix | None:
+    """The reference added to an existing docstring, whose text stays as it is: after its last sentence on
+    a one-line docstring that ends one and stays within WIDTH, else as a paragraph of its own before the
+    closing quotes."""
     lines = lines_of(tf.text)
-    first = first_line(test)
-    end = doc.end_lineno or doc.lineno
-    for number in range(doc.lineno, min(end, len(lines)) + 1):
-        line = lines[number - 1]
-        start = 0
-        if number == doc.lineno:
-            # Past the opening prefix and quote, so the search cannot match the code before the string.
-            col = char_col(line, doc.col_offset)  # the parser counts columns in UTF-8 bytes
-            prefix = _STRING_PREFIX.match(line, col)
-            quote_at = prefix.end() if prefix else col
-            quote = 3 if line[quote_at : quote_at + 3] in ('"""', "'''") else 1
-            start = quote_at + quote
-        if not line[start:].strip(" \t\"'"):
-            continue  # the opening quotes alone on their line
-        at = line.find(first, start)
-        if at < 0:
-            return None  # escapes or a continuation make the source differ from the text: no certain fix
-        new = line[:at] + sentence + line[at + len(first) :]
-        key = fix_key("AGT001", tf.path, test.qualname)
-        return replacement(key, tf.path, tf.text, number, number, (new,))
-    return None
+    start, end = doc.lineno, doc.end_lineno or doc.lineno
+    if end > len(lines) or doc.end_col_offset is None:
+        return None
+    first, last = lines[start - 1], lines[end - 1]
+    open_at = char_col(first, doc.col_offset)  # the parser counts columns in UTF-8 bytes
+    prefix = _STRING_PREFIX.match(first, open_at)
+    quote_at = prefix.end() if prefix else open_at
+    quote = first[quote_at : quote_at + 3]
+    quote = quote if quote in ('"""', "'''") else first[quote_at : quote_at + 1]
+    close_end = char_col(last, doc.end_col_offset)
+    close_at = close_end - len(quote)
+    if not quote or last[close_at:close_end] != quote:
+        return None  # an implicit concatenation or a source the positions do not fit: no certain fix
+    text = (test.docstring or "").strip()
+    sentence = reference_sentence(text, ref)
+    before, after = last[:close_at], last[close_at:]
+    new: tuple[str, ...] | None = None
+    if start == end:
+        inner = first[quote_at + len(quote) : close_at]
+        kept = before[: len(before) - len(inner)] + inner.rstrip()
+        inline = f"{kept} {sentence}{inner[len(inner.rstrip()) :]}{after}"
+        if _ENDS_SENTENCE.search(inner.rstrip()) and len(inline) <= max(WIDTH, len(last)):
+            new = (inline,)
+        elif len(quote) == 3:
+            indent = _indent(first)
+            new = (kept, "", f"{indent}{sentence}", f"{indent}{after}")
+    elif len(quote) == 3:
+        if before.strip():  # the closing quotes end the last line of text
+            indent = _indent(first)
+            new = (before.rstrip(), "", f"{indent}{sentence}{after}")
+        else:  # the closing quotes on a line of their own: a paragraph before them
+            blank = () if not lines[end - 2].strip() else ("",)
+            new = (*blank, f"{before}{sentence}", last)
+    if new is None:
+        return None  # a one-line '...' string cannot take a line of its own
+    if not _keeps_text(tf.text, doc, new, ref):
+        return None
+    key = fix_key("AGT001", tf.path, test.qualname)
+    return replacement(key, tf.path, tf.text, end, end, new)
+
+
+def _keeps_text(text: str, doc: ast.Expr, new: tuple[str, ...], ref: str) -> bool:
+    """Whether the docstring, with its last line replaced by new, still parses to its own text followed by
+    the reference (and nothing else): the check that no line or column was misread."""
+    lines = lines_of(text)
+    start, end = doc.lineno, doc.end_lineno or doc.lineno
+    first = lines[start - 1]
+    open_at = char_col(first, doc.col_offset)
+    original = "\n".join(lines[start - 1 : end])
+    suffix = len(lines[end - 1]) - char_col(lines[end - 1], doc.end_col_offset or 0)
+    changed = "\n".join((*lines[start - 1 : end - 1], *new))
+    try:
+        before = ast.literal_eval(original[open_at : len(original) - suffix])
+        after = ast.literal_eval(changed[open_at : len(changed) - suffix])
+    except (SyntaxError, ValueError):
+        return False
+    assert isinstance(doc.value, ast.Constant)
+    if before != doc.value.value or not isinstance(after, str):
+        return False
+    return after.split() == [*before.split(), *reference_sentence(before, ref).split()]
 
 
 def _insert(
@@ -116,22 +150,18 @@ def _insert(
 
 
 def docstring_fix(tf: TestFile, test: TestFunction, pr: int) -> Fix | None:
-    """The fix naming PR #pr in the test's docstring: its first line rewritten, or a docstring inserted."""
+    """The fix naming PR #pr in the test's docstring: the reference added to its text, or a docstring
+    inserted."""
     node = test.node
     if node is None or not node.body or not tf.text:
         return None
     ref = f"PR #{pr}"
-    first = first_line(test)
     body = node.body[0]
-    has_doc = (
+    if (
         isinstance(body, ast.Expr)
         and isinstance(body.value, ast.Constant)
         and isinstance(body.value.value, str)
-    )
-    if has_doc and first:
-        assert isinstance(body, ast.Expr)
-        sentence = guard_sentence(first.rstrip(".:;, ") or _phrase(test), ref)
-        return _replace_first_line(tf, test, body, sentence)
-    if has_doc:
-        return None  # an empty docstring: rewriting its quotes is not a one-line change
-    return _insert(tf, test, node, guard_sentence(_phrase(test), ref))
+    ):
+        # An empty docstring: filling its quotes is not what a person would expect of a reference fix.
+        return _add_reference(tf, test, body, ref) if body.value.value.strip() else None
+    return _insert(tf, test, node, f"Guards {ref}: {_phrase(test)}.")

@@ -53,8 +53,8 @@ The other new tests that name nothing get one notice for the whole PR, however m
 `all-new-tests` takes every new test for a regression test (an error each); `fix-prs` every new test
 of a PR whose title, description, labels or (locally) commit messages say it fixes something;
 `marked` the tests whose name, docstring or pytest mark says regression, guard or bug. The message
-proposes a docstring naming the current PR when its number is known: `Guards PR #828: ...` before the
-test's own first line, or the reference added at the end when that line already says what it guards.
+proposes a docstring naming the current PR when its number is known: the test's own text, never cut,
+followed by `Guards PR #828.` (`See PR #828.` when it already says what it guards).
 
 It is on where an AGENTS.md says regression tests must name the PR or commit they guard, or where
 `.github/bot.yml` enables it. `# bot: ignore[AGT001] reason` on the test waives it for that test.

@@ -428,15 +428,24 @@ def scheduler_problems(sched: Scheduler, max_steps: int | None, synced: bool = F
             if sched.type is None
             else (f"is `{kind}`, which")
         )
-        why = " (written by `sync_scheduler_to_max_steps`)" if synced and "decay_steps" in extra else ""
+        # A decay_steps the sync wrote is not in the file: turning the sync off is what removes it.
+        written = synced and "decay_steps" in extra
+        own = [k for k in extra if not (written and k == "decay_steps")]
+        remove = f"remove {', '.join(f'`{k}`' for k in own)}" if own else ""
+        unsync = "set `sync_scheduler_to_max_steps = false`" if written else ""
+        drop = " and ".join(part for part in (remove, unsync) if part)
         fix = (
-            'set `type = "linear"` or remove those keys'
+            f'set `type = "linear"`, or {drop}'
             if sched.type is None
-            else "remove those keys, or use a scheduler that takes them"
+            else f"{drop}, or use a scheduler that takes them"
         )
+        named = [
+            f"`{k}`"
+            + (" (written by `sync_scheduler_to_max_steps`)" if written and k == "decay_steps" else "")
+            for k in extra
+        ]
         problems.append(
-            f"The scheduler {how} accepts no {', '.join(f'`{k}`' for k in extra)}{why}: "
-            f"Prime-RL refuses the config. Fix: {fix}."
+            f"The scheduler {how} accepts no {', '.join(named)}: Prime-RL refuses the config. Fix: {fix}."
         )
     for name in ("warmup_steps", "decay_steps"):
         value = getattr(sched, name)
