@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from rules.agents_md import families
 from rules.agents_md.linear import Gated
 from rules.core.base import Rule, Statement, in_scope
 from rules.core.lines import git_lines
@@ -46,6 +47,14 @@ _RELAXED = re.compile(
     r"(?:may|can)\s+(?:omit|skip|ignore))\b",
     re.IGNORECASE,
 )
+# Relaxations that say nothing of what they relax: "does not apply", "exempt", "may skip". They relax a rule
+# only where its subject is theirs: before them ("Tautological tests are exempt in `legacy/`"), or for "may
+# skip", after ("You may skip updating tests for docs"); never "If a row does not apply (... no tests),
+# write N/A", whose subject is the row.
+_GENERIC_RELAXED = re.compile(
+    r"exempt(?:ed)?|(?:do|does)(?:\s+not|n't)\s+apply|(?:may|can)\s+(?:omit|skip|ignore)", re.IGNORECASE
+)
+_MAY_SKIP = re.compile(r"(?:may|can)\s", re.IGNORECASE)
 # A word that negates the verb of a convention ("do not name", "never cite", "no need to reference").
 NEGATION = re.compile(r"(?:\b(?:not|never|no|neither|nor|without)\b|n't\b)", re.IGNORECASE)
 # After a negated verb, a verdict that makes the sentence a requirement again ("... that do not name a PR
@@ -69,7 +78,7 @@ _DIRECTIVE = re.compile(
 # A heading over a list of things not to do: each item is read as a prohibition.
 _DONT_HEADING = re.compile(
     r"^\W*(?:don't|do\s+not|never|avoid|anti-?patterns?|forbidden|prohibited|not\s+allowed|what\s+not\s+to\s+do"
-    r"|things\s+to\s+avoid)\b",
+    r"|things\s+to\s+avoid|must\s+not|must\s+never|mustn't|should\s+not|shouldn't)\b",
     re.IGNORECASE,
 )
 
@@ -108,6 +117,8 @@ class Reading:
     heading: bool = False
     # For each rule turned on, the clause (its index in `clauses(text)`) that asks for it.
     asked_in: tuple[tuple[str, int], ...] = ()
+    # Conventions understood that no rule checks yet (families.KNOWN), e.g. "fail-without-fix".
+    known: tuple[str, ...] = ()
     # The sentence is over MAX_RULE_SENTENCE characters: reported, not read.
     too_long: bool = False
     # Reading stopped before this sentence: the file holds more than MAX_SENTENCES.
@@ -115,7 +126,7 @@ class Reading:
 
     @property
     def understood(self) -> bool:
-        return bool(self.on or self.off)
+        return bool(self.on or self.off or self.known)
 
     def folders_of(self, code: str) -> Folders:
         """The folders the sentence asks for a rule in and leaves out: a folder counts where the clause
@@ -363,12 +374,16 @@ def normalise(sentence: str) -> str:
 
 @dataclass(frozen=True)
 class Recogniser:
-    """The compiled AGENTS.md patterns of a set of rules."""
+    """The compiled AGENTS.md patterns of a set of rules, and the phrasing families (families.py)."""
 
     rules: tuple[tuple[Rule, tuple[Gated, ...]], ...]
     names: re.Pattern[str] | None
     # A rule's code or name, lower-cased, -> its code: what `names` matches, resolved.
     codes: dict[str, str] = field(default_factory=dict)
+    # Rule code -> the family phrasings that turn it on too (only for rules in `rules`).
+    families: tuple[tuple[str, tuple[Gated, ...]], ...] = ()
+    # Conventions no rule checks yet -> their phrasings: read as "known", turning nothing on.
+    known: tuple[tuple[str, tuple[Gated, ...]], ...] = ()
 
     @classmethod
     def of(cls, rules: Iterable[Rule]) -> Recogniser:
@@ -378,7 +393,18 @@ class Recogniser:
         names = (
             re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE) if words else None
         )
-        return cls(compiled, names, {w.lower(): r.code for r in rules for w in (r.code, r.name)})
+        present = {r.code for r in rules}
+        extra = tuple(
+            (code, tuple(Gated.compile(p) for p in sources))
+            for code, sources in families.TURNS_ON.items()
+            if code in present
+        )
+        known = tuple(
+            (name, tuple(Gated.compile(p) for p in sources)) for name, sources in families.KNOWN.items()
+        )
+        return cls(
+            compiled, names, {w.lower(): r.code for r in rules for w in (r.code, r.name)}, extra, known
+        )
 
     def read(self, line: int, sentence: str, heading: bool = False, prohibited: bool = False) -> Reading:
         """Which rules one sentence turns on and off.
@@ -393,26 +419,66 @@ class Recogniser:
             text = "Don't " + text
         on: dict[str, int] = {}
         off: dict[str, None] = {}
-        for index, clause in enumerate(clauses(text)):
-            relaxed = bool(_RELAXED.search(clause))
+        parts = clauses(text)
+        for index, clause in enumerate(parts):
+            relaxations = list(_RELAXED.finditer(clause))
             named = self._named(clause)
             for rule, patterns in self.rules:
                 if rule.code in named:
-                    explicit_off = relaxed or _SWITCH_OFF.search(clause)
+                    # The rule named is the subject: any relaxation in the clause is about it.
+                    explicit_off = relaxations or _SWITCH_OFF.search(clause)
                     if explicit_off:
                         off[rule.code] = None
                     elif _SWITCH_ON.search(clause):
                         on.setdefault(rule.code, index)
                     continue
-                effect = self._effect(clause, patterns, relaxed)
+                effect = self._effect(clause, patterns, relaxations)
                 if effect == "on":
                     on.setdefault(rule.code, index)
                 elif effect == "off":
                     off[rule.code] = None
-        return Reading(line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading, tuple(on.items()))
+        # The families are matched on the whole sentence ("Base branch: `main`" is one statement although a
+        # colon splits clauses), each match in the clause it starts in; they only ever turn a rule on.
+        starts = _clause_starts(text, parts)
+        for code, patterns in self.families:
+            if code in on or code in off:
+                continue
+            at = self._family_match(text, parts, starts, patterns)
+            if at is not None:
+                on[code] = at
+        known = tuple(
+            name
+            for name, patterns in self.known
+            if self._family_match(text, parts, starts, patterns) is not None
+        )
+        return Reading(
+            line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading, tuple(on.items()), known
+        )
 
     @staticmethod
-    def _effect(clause: str, patterns: tuple[Gated, ...], relaxed: bool) -> str | None:
+    def _family_match(
+        text: str, parts: list[str], starts: list[int], patterns: tuple[Gated, ...]
+    ) -> int | None:
+        """The clause index where a family phrasing asks for its convention, or None.
+
+        Not where that clause relaxes something ("... is fine"), nor where a negation undoes the verb the
+        phrasing marks as `act` ("don't open PRs against main"), unless a verdict follows.
+        """
+        for pattern in patterns:
+            match = pattern.search(text)
+            if match is None:
+                continue
+            index = max(0, bisect.bisect_right(starts, match.start()) - 1)
+            if _RELAXED.search(parts[index]):
+                continue
+            if "act" in pattern.groupindex and match.start("act") >= 0:
+                if negated(text, match.start("act")) and not _VERDICT.search(text, match.end("act")):
+                    continue
+            return index
+        return None
+
+    @staticmethod
+    def _effect(clause: str, patterns: tuple[Gated, ...], relaxations: list[re.Match[str]]) -> str | None:
         """ "on", "off" or None for one rule's patterns in one clause.
 
         A pattern with a group named `topic` only names what the rule is about ("tautological tests"):
@@ -421,12 +487,16 @@ class Recogniser:
         clause's last comma and that verb ("we do not require tests to name a PR", "don't cite PRs in
         docstrings") undoes the convention: the clause is then an opt-out if it relaxes the rule, a
         requirement if a verdict follows ("... that do not name a PR are rejected"), else nothing.
+        A generic relaxation ("does not apply", "exempt", "may skip") relaxes the rule only where what the
+        pattern matched is its subject (_relaxes).
         """
         found = None
+        relaxed = False
         for pattern in patterns:
             match = pattern.search(clause)
             if match is None:
                 continue
+            relaxed = _relaxes(relaxations, match)
             if "topic" in pattern.groupindex:
                 # Only names what the rule is about: it counts where the clause relaxes the rule.
                 found = found or ("off" if relaxed else None)
@@ -449,6 +519,27 @@ class Recogniser:
         if self.names is None:
             return set()
         return {self.codes[m.group(1).lower()] for m in self.names.finditer(clause)}
+
+
+def _relaxes(relaxations: list[re.Match[str]], match: re.Match[str]) -> bool:
+    """Whether one of a clause's relaxations is about what a pattern matched there."""
+    for relax in relaxations:
+        if not _GENERIC_RELAXED.fullmatch(relax.group()):
+            return True
+        # "X is exempt", "X does not apply here": the subject stands before; "may skip X": after.
+        if relax.start() >= match.end() or (_MAY_SKIP.match(relax.group()) and relax.end() <= match.start()):
+            return True
+    return False
+
+
+def _clause_starts(text: str, parts: list[str]) -> list[int]:
+    """Where each of `clauses(text)` starts in text."""
+    starts, at = [], 0
+    for part in parts:
+        at = text.find(part, at) if part else at
+        starts.append(max(at, 0))
+        at += len(part)
+    return starts
 
 
 def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ...]:
