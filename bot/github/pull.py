@@ -433,11 +433,11 @@ def load_pull(
 
 def read_by_rules(path: str, config: Config) -> bool:
     """Whether a rule reads this file's text: what matters, any TOML (recognised by shape), Python modules
-    the profile globs name (they may hold profile dicts), and CLAUDE.md."""
+    the profile globs name (they may hold profile dicts), and the agent guides."""
     p = config.profiles
     return (
         matters(path, config)
-        or is_policy_path(path)
+        or is_policy_path(path, config.agent_guides)
         or path.endswith(".toml")
         or (path.endswith(".py") and globs.match(path, p.python_globs))
     )
@@ -452,8 +452,9 @@ def reads_needed(changeset: ChangeSet, config: Config) -> tuple[tuple[str, str],
             wanted.append((cs.head_sha, f.path))
         if f.base_path is not None and read_by_rules(f.base_path, config):
             wanted.append((cs.base_sha, f.base_path))
-    # The policy at base: every AGENTS.md and CLAUDE.md the base tree lists (the listing is read anyway).
-    wanted += [(cs.base_sha, p) for p in cs.base_paths() if is_policy_path(p)]
+    # The policy at base: every AGENTS.md and other agent guide the base tree lists (the listing is read
+    # anyway).
+    wanted += [(cs.base_sha, p) for p in cs.base_paths() if is_policy_path(p, config.agent_guides)]
     return tuple(wanted)
 
 

@@ -56,8 +56,12 @@ TRUNK = (
     # in the template", "Open pull requests against master, from a branch in a fork" (not what some
     # automation does: "the bot opens a PR against main").
     r"(?:^\W*|\b(?:always|please|then|and|to|must|should)\s+)(?P<act>open|create|submit|send|make|raise|file)\s+"
-    r"(?:(?:all|your|the|a|new|any|every|each)\s+)?" + ALL_PRS + r"\s+(?:back\s+)?(?:to|into|against|targeting|for)"
-    r"\s+(?:the\s+)?['\"]?(?P<branch>" + TRUNK_BRANCH + r")\b(?!-)" + _NOT_A_LIST,
+    r"(?:(?:all|your|the|a|new|any|every|each)\s+)?"
+    + ALL_PRS
+    + r"\s+(?:back\s+)?(?:to|into|against|targeting|for)\s+(?:the\s+)?['\"]?(?P<branch>"
+    + TRUNK_BRANCH
+    + r")\b(?!-)"
+    + _NOT_A_LIST,
 )
 
 # --- test strength: tests must not be weakened to pass (AGT003) or unable to fail (AGT002) ---------------
@@ -69,7 +73,10 @@ _WEAKEN = (
 )
 # Those that say weakening by themselves: deleting or skipping a test may be housekeeping ("never delete the
 # test" beside "update the expected values" asks nothing of the expectations), weakening one never is.
-_STRONG = r"(?:weaken|relax|loosen|water\s+down|dilut|hack|bypass|gam(?:e|ing)|cheat|fudg|massag|bend|downgrad|soften|neuter)"
+_STRONG = (
+    r"(?:weaken|relax|loosen|water\s+down|dilut|hack|bypass|gam(?:e|ing)|cheat|fudg|massag|bend|downgrad|"
+    r"soften|neuter)"
+)
 _WEAKENS = (
     r"(?:"
     + _WEAKEN
@@ -89,7 +96,13 @@ _MOTIVE = r"\b(?:pass\w*|green|succeed|go\s+away|hide|accommodate|match|fit|sile
 
 AGT003 = (
     # "Never weaken tests", "Do not hack, weaken, or bypass tests", "Do not relax assertions".
-    _NO + r"\s+(?:\w+\s+){0,3}?(?=(?:[\w-]+[\s,]+){0,6}?" + _STRONG + r")(?:" + _WEAKENS + r")\s+" + _TEST_OBJECT,
+    _NO
+    + r"\s+(?:\w+\s+){0,3}?(?=(?:[\w-]+[\s,]+){0,6}?"
+    + _STRONG
+    + r")(?:"
+    + _WEAKENS
+    + r")\s+"
+    + _TEST_OBJECT,
     # Removing tests that exist: "Do not delete existing tests", "Never skip failing tests".
     _NO + r"\s+(?:\w+\s+){0,3}?(?:" + _WEAKENS + r")\s+(?:(?:an?|the|any|all)\s+)?(?:existing|failing|flaky|"
     r"broken|passing|current|old)\s+(?:\w+\s+)?(?:tests?|assertions?|test\s+cases?)\b",

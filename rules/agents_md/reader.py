@@ -1,9 +1,12 @@
 """AGENTS.md discovery at the base revision, and the sentences in it that turn rules on or off.
 
-Every AGENTS.md governs its own folder and everything below it; the nearest one wins. A CLAUDE.md that
-mentions AGENTS.md defers to it: its own sentences count too, and an AGENTS.md it points to elsewhere
-governs the CLAUDE.md's folder. A CLAUDE.md that does not mention AGENTS.md is not shared policy and is
-ignored. The PR's own edits of these files are reported, never applied: they take effect after merge.
+Every AGENTS.md governs its own folder and everything below it; the nearest one wins. Another agent guide
+(CLAUDE.md, .claude/CLAUDE.md, GEMINI.md, .github/copilot-instructions.md: `agent_guides` in the config)
+that mentions AGENTS.md defers to it: its own sentences count too, and an AGENTS.md it points to elsewhere
+governs the guide's folder. A guide that does not mention AGENTS.md is the policy of its folder where no
+AGENTS.md governs that folder (a repository whose only guide is CLAUDE.md), and is ignored where one does:
+the AGENTS.md is the shared policy there. The PR's own edits of these files are reported, never applied:
+they take effect after merge.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from rules.agents_md.linear import Gated
 from rules.core.base import Rule, Statement, in_scope
 from rules.core.lines import git_lines
 from rules.core.models import ChangeSet, FileStatus, PolicyChange, UnreadableFile
-from rules.core.policy_files import POINTER_NAME, POLICY_NAME, is_policy_path
+from rules.core.policy_files import AGENT_GUIDES, POLICY_NAME, guide_folder, is_policy_path
 
 MAX_SENTENCE = 300
 # Real rule sentences are a few hundred characters (the longest in the labelled corpus: 414). A longer one
@@ -141,12 +144,12 @@ class Reading:
 
 @dataclass(frozen=True)
 class PolicyFile:
-    """One AGENTS.md or deferring CLAUDE.md at a revision, read sentence by sentence."""
+    """One AGENTS.md or other agent guide at a revision, read sentence by sentence."""
 
     path: str
     scope: str
     readings: tuple[Reading, ...] = ()
-    defers_to: str | None = None  # for a CLAUDE.md: the AGENTS.md it points to
+    defers_to: str | None = None  # for another agent guide: the AGENTS.md it points to
     error: str | None = None  # why the file could not be read
 
 
@@ -194,8 +197,8 @@ class Policy:
         ]
         if not self.paths:
             out.append(
-                "No AGENTS.md at the base revision: rules that come from AGENTS.md are off "
-                "unless `.github/bot.yml` enables them."
+                "No AGENTS.md at the base revision (nor another agent guide: CLAUDE.md, GEMINI.md, ...): "
+                "rules that come from AGENTS.md are off unless `.github/bot.yml` enables them."
             )
         for c in self.conflicts:
             out.append(
@@ -559,12 +562,11 @@ def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ..
     return tuple(out)
 
 
-def _deferral(path: str, text: str, existing: set[str]) -> str | None:
-    """The AGENTS.md a CLAUDE.md defers to, or None when it does not mention one."""
+def _deferral(folder: str, text: str, existing: set[str]) -> str | None:
+    """The AGENTS.md an agent guide governing folder defers to, or None when it does not mention one."""
     mentions = _DEFERS_TO.findall(text)
     if not mentions:
         return None
-    folder = scope_of(path)
     for mention in mentions:
         target = (
             posixpath.normpath(posixpath.join(folder, mention))
@@ -582,26 +584,43 @@ def _deferral(path: str, text: str, existing: set[str]) -> str | None:
     return ""
 
 
-def _read(text_of, paths: Iterable[str], recogniser: Recogniser) -> tuple[PolicyFile, ...]:
-    """Policy files among paths, root first, each read with text_of(path) (which may raise UnreadableFile)."""
-    candidates = sorted((p for p in paths if is_policy_path(p)), key=lambda p: (p.count("/"), p))
-    agents = {p for p in candidates if PurePosixPath(p).name == POLICY_NAME}
+def _read(
+    text_of,
+    paths: Iterable[str],
+    recogniser: Recogniser,
+    guides: tuple[str, ...] = AGENT_GUIDES,
+    agents: Iterable[str] | None = None,
+) -> tuple[PolicyFile, ...]:
+    """Policy files among paths, root first, each read with text_of(path) (which may raise UnreadableFile).
+
+    `agents`: the AGENTS.md files of the revision, when `paths` is not its whole listing (a PR's edit).
+    """
+    candidates = sorted((p for p in paths if is_policy_path(p, guides)), key=lambda p: (p.count("/"), p))
+    every = candidates if agents is None else [*agents, *candidates]
+    existing = {p for p in every if PurePosixPath(p).name == POLICY_NAME}
+    governed = {scope_of(p) for p in existing}
     out = []
     for path in candidates:
+        is_agents = PurePosixPath(path).name == POLICY_NAME
+        folder = scope_of(path) if is_agents else guide_folder(path, guides)
+        if folder is None:
+            continue
+        # Where an AGENTS.md governs the folder, another guide counts only by deferring to it.
+        alone = is_agents or not any(in_scope(folder, scope) for scope in governed)
         try:
             text = text_of(path)
         except UnreadableFile as exc:
-            if PurePosixPath(path).name == POLICY_NAME:
-                out.append(PolicyFile(path, scope_of(path), error=exc.reason))
+            if alone:
+                out.append(PolicyFile(path, folder, error=exc.reason))
             continue
         if text is None:
             continue
         defers = None
-        if PurePosixPath(path).name == POINTER_NAME:
-            defers = _deferral(path, text, agents)
-            if defers is None:
+        if not is_agents:
+            defers = _deferral(folder, text, existing)
+            if defers is None and not alone:
                 continue
-        out.append(PolicyFile(path, scope_of(path), read_file(path, text, recogniser), defers))
+        out.append(PolicyFile(path, folder, read_file(path, text, recogniser), defers))
     return tuple(out)
 
 
@@ -727,11 +746,16 @@ def _effects(f: PolicyFile | None) -> dict[str, str]:
 
 
 def _changes(
-    changeset: ChangeSet, base: tuple[PolicyFile, ...], recogniser: Recogniser
+    changeset: ChangeSet,
+    base: tuple[PolicyFile, ...],
+    recogniser: Recogniser,
+    guides: tuple[str, ...] = AGENT_GUIDES,
 ) -> tuple[PolicyChange, ...]:
     """What the PR's edits of policy files would change once merged."""
     edited = [
-        f for f in changeset.files if is_policy_path(f.path) or (f.old_path and is_policy_path(f.old_path))
+        f
+        for f in changeset.files
+        if is_policy_path(f.path, guides) or (f.old_path and is_policy_path(f.old_path, guides))
     ]
     if not edited:
         return ()
@@ -740,8 +764,9 @@ def _changes(
     for change in edited:
         before = by_path.get(change.base_path or "")
         after = None
-        if change.status is not FileStatus.REMOVED and is_policy_path(change.path):
-            head = _read(changeset.head_text, [change.path], recogniser)
+        if change.status is not FileStatus.REMOVED and is_policy_path(change.path, guides):
+            agents = [f.path for f in base if PurePosixPath(f.path).name == POLICY_NAME]
+            head = _read(changeset.head_text, [change.path], recogniser, guides, agents)
             after = head[0] if head else None
         old, new = _effects(before), _effects(after)
         added = tuple(sorted(c for c, e in new.items() if e == "on" and old.get(c) != "on"))
@@ -771,11 +796,14 @@ def warm(rules: Iterable[Rule]) -> None:
             pattern.first()
 
 
-def load_policy(changeset: ChangeSet, rules: Iterable[Rule]) -> Policy:
-    """The policy at base (AGENTS.md and deferring CLAUDE.md files), and what the PR's edits would change."""
+def load_policy(
+    changeset: ChangeSet, rules: Iterable[Rule], guides: tuple[str, ...] = AGENT_GUIDES
+) -> Policy:
+    """The policy at base (AGENTS.md files and the other agent guides, `guides`), and what the PR's edits
+    would change."""
     recogniser = Recogniser.of(rules)
-    files = _read(changeset.base_text, changeset.base_paths(), recogniser)
-    return policy_of(files, _changes(changeset, files, recogniser))
+    files = _read(changeset.base_text, changeset.base_paths(), recogniser, guides)
+    return policy_of(files, _changes(changeset, files, recogniser, guides))
 
 
 def discover(changeset: ChangeSet, rules: Iterable[Rule]) -> dict[str, tuple[Statement, ...]]:
