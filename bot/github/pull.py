@@ -26,7 +26,7 @@ from rules.core.models import (
     UnreadableFile,
     oversized,
 )
-from rules.core.policy_files import is_policy_path
+from rules.core.policy_files import AGENT_GUIDES, is_policy_path
 
 log = logging.getLogger(__name__)
 
@@ -197,8 +197,9 @@ class ApiReader:
 
         The policy that governs a file is the AGENTS.md (and CLAUDE.md) in its folder and the folders above
         it, and pytest's settings are at the root: with those folders complete, every policy file the
-        review applies is seen, wherever the cut fell. Past TREE_READS folders, or when a read fails, the
-        review is not complete (a fault) rather than judged on a partial policy.
+        review applies is seen, wherever the cut fell (and a `.github/` or `.claude/` such a folder holds,
+        for the agent guides kept there). Past TREE_READS folders, or when a read fails, the review is not
+        complete (a fault) rather than judged on a partial policy.
         """
         where = f"the file list at {rev[:12]}"
         log.info("GitHub gave only part of %s (%d files); reading folders", where, len(paths))
@@ -230,7 +231,16 @@ class ApiReader:
                     found[path] = None
                 elif e.type == "tree" and path in self._folders:
                     shas[path] = e.sha
+                elif e.type == "tree" and e.path in GUIDE_FOLDERS:
+                    # `.github/copilot-instructions.md`, `.claude/CLAUDE.md`: a guide of this folder one
+                    # folder down. Read only where the folder is there (one request each, most often none).
+                    shas[path] = e.sha
+                    folders.append(path)
         return tuple(found)
+
+
+# The folders of the default agent guides that sit one folder below the folder they govern.
+GUIDE_FOLDERS = frozenset(g.rpartition("/")[0] for g in AGENT_GUIDES if "/" in g)
 
 
 def folders_of(path: str) -> tuple[str, ...]:
