@@ -154,3 +154,20 @@ def test_a_relaxation_with_its_rule_subject_turns_that_rule_off(sentence, code):
 
 def test_a_must_not_heading_makes_its_items_prohibitions():
     assert "AGT003" in _read("Weaken or remove existing tests to make them pass", prohibited=True)[0]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Builds must target node-18.",
+        "Code should target 3.11.",
+        "Target Python 3.10 and newer.",
+        "The `main` branch is protected.",
+        "Our release branch is `release/2.x`.",
+        "Tests should assert the implementation's outputs.",
+        "Don't relax the type checks.",
+    ],
+)
+def test_versions_and_other_subjects_are_not_read_as_rules(sentence):
+    on = _read(sentence)[0]
+    assert "AGT004" not in on and "AGT002" not in on and "AGT003" not in on

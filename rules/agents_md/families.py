@@ -17,12 +17,12 @@ _NO = r"(?:\b(?:no|not|never|avoid|stop|forbidden|prohibited)\b|n't\b)"
 
 # --- trunk: the branch pull requests target (AGT004) ---------------------------------------------------
 
-# Names a trunk goes by, and names that look like a branch (`dev-v3`, `origin/main`, `2.x`). A generic word
-# ("the base branch is behind") is none of them.
-TRUNK_BRANCH = (
-    r"(?:main|master|develop(?:ment)?|devel|dev|trunk|next|staging|canary|unstable|"
-    r"[a-z][\w.]*[-/][\w./-]*\w|v?\d+(?:\.(?:\d+|x))+)"
-)
+# Names a trunk goes by, perhaps behind a remote (`upstream/main`) ...
+TRUNK_NAME = r"(?:[\w.-]+/)?(?:main|master|develop(?:ment)?|devel|dev|trunk|next|staging|canary|unstable)"
+# ... and, where the sentence says it is speaking of a branch, any name that looks like one (`dev-v3`,
+# `release/2.x`, `2.x`). A generic word ("the base branch is behind") is none of them; neither is a version
+# where the sentence need not be about branches ("Builds must target node-18", "target 3.11").
+TRUNK_BRANCH = r"(?:" + TRUNK_NAME + r"|[a-z][\w.]*[-/][\w./-]*\w|v?\d+(?:\.(?:\d+|x))+)"
 # PRs in general, not one kind of them ("Release PRs go to main" says nothing of feature PRs).
 ALL_PRS = (
     r"(?<!hotfix\s)(?<!hotfix-)(?<!release\s)(?<!backport\s)(?<!dependabot\s)(?<!renovate\s)(?<!docs\s)"
@@ -51,7 +51,7 @@ TRUNK = (
     # An imperative to target a branch: "Target `master`", "always target develop", "Submit against main".
     r"(?:^|\b(?:always|should|must|please|and|then|to)\s+)\W*(?P<act>target|submit\s+(?:\w+\s+)?against|"
     r"base\s+(?:your\s+|all\s+|the\s+)?(?:PRs?|pull\s+requests?|work|changes?)\s+on)\s+(?:the\s+)?['\"]?"
-    r"(?P<branch>" + TRUNK_BRANCH + r")\b" + _NOT_A_LIST,
+    r"(?P<branch>" + TRUNK_NAME + r")\b" + _NOT_A_LIST,
     # An imperative to open PRs against one branch, whatever follows: "Open the PR against `main` and fill
     # in the template", "Open pull requests against master, from a branch in a fork" (not what some
     # automation does: "the bot opens a PR against main").
@@ -59,7 +59,7 @@ TRUNK = (
     r"(?:(?:all|your|the|a|new|any|every|each)\s+)?"
     + ALL_PRS
     + r"\s+(?:back\s+)?(?:to|into|against|targeting|for)\s+(?:the\s+)?['\"]?(?P<branch>"
-    + TRUNK_BRANCH
+    + TRUNK_NAME
     + r")\b(?!-)"
     + _NOT_A_LIST,
 )
@@ -141,7 +141,7 @@ AGT002 = (
     # Tests that restate the code they test: "A test that asserts the implementation back at itself",
     # "assert on outcomes rather than restating the implementation".
     r"\btests?\b.*?\b(?:assert\w*|restat\w*|mirror\w*|re-?implement\w*|duplicat\w*|cop(?:y|ies|ying))\s+"
-    r"(?:the\s+)?(?:implementation|code\s+under\s+test)(?:\s+back\s+at\s+itself)?\b",
+    r"(?:the\s+)?(?:implementation|code\s+under\s+test)(?:\s+back\s+at\s+itself)?\b(?!')",
     # Tests that fail when the code they cover breaks: "verify the test would fail if that code path were
     # removed".
     r"\b(?:verify|check|confirm|ensure|make\s+sure)\s+(?:that\s+)?(?:the|each|every|your|a)\s+(?:new\s+)?tests?\s+"
