@@ -171,3 +171,32 @@ def test_a_must_not_heading_makes_its_items_prohibitions():
 def test_versions_and_other_subjects_are_not_read_as_rules(sentence):
     on = _read(sentence)[0]
     assert "AGT004" not in on and "AGT002" not in on and "AGT003" not in on
+
+
+@pytest.mark.parametrize(
+    "sentence, effect",
+    [
+        ("The repository uses `main` as its default branch.", ("AGT004",)),
+        ("Pull requests should be based on `dev`.", ("AGT004",)),
+        ("Do not mark failing tests as skipped to get CI green.", ("AGT003",)),
+        ("Tests are the specification; don't change them to match your code.", ("AGT003",)),
+        ("Tests must fail when the behavior they cover breaks.", ("AGT002",)),
+        ("Test files should copy the implementation layout.", ()),
+        ("Mark slow tests with `@pytest.mark.slow`.", ()),
+        ("Run the tests before you push.", ()),
+    ],
+)
+def test_more_common_phrasings(sentence, effect):
+    assert _read(sentence)[0] == effect
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Reproduce the bug in a test before fixing it.",
+        "Write a test that reproduces the issue first.",
+        "Make sure the test goes red before you fix the bug.",
+    ],
+)
+def test_more_fail_without_fix_phrasings(sentence):
+    assert _read(sentence)[2] == ("fail-without-fix",)

@@ -42,8 +42,8 @@ TRUNK = (
     r"(?:always\s+|currently\s+|still\s+)?(?:the\s+)?"
     r"['\"]?(?P<branch>" + TRUNK_BRANCH + r")\b(?!\s+branch\s+(?:protection|rules?))",
     # "Always use `dev` as the base branch", "Treat `upstream/main` as the only mainline baseline".
-    r"\b(?P<act>use|treat|consider)\s+['\"]?(?P<branch>" + TRUNK_BRANCH + r")['\"]?(?:\s+branch)?\s+as\s+"
-    r"(?:the|your|our)\s+(?:only\s+|single\s+|one\s+)?(?:base|target|default|trunk|integration|mainline)"
+    r"\b(?P<act>use[sd]?|treat(?:s|ed)?|consider(?:s|ed)?)\s+['\"]?(?P<branch>" + TRUNK_BRANCH + r")['\"]?"
+    r"(?:\s+branch)?\s+as\s+(?:the|your|our|its|their)\s+(?:only\s+|single\s+|one\s+)?(?:base|target|default|trunk|integration|mainline)"
     r"(?:\s+(?:branch|baseline))?\b",
     # "`upstream/main` is the only target branch", "develop is our integration branch".
     r"(?<![\w/-])(?P<branch>" + TRUNK_BRANCH + r")\s+is\s+(?:the|our)\s+(?:only\s+|single\s+|one\s+)?"
@@ -52,6 +52,9 @@ TRUNK = (
     r"(?:^|\b(?:always|should|must|please|and|then|to)\s+)\W*(?P<act>target|submit\s+(?:\w+\s+)?against|"
     r"base\s+(?:your\s+|all\s+|the\s+)?(?:PRs?|pull\s+requests?|work|changes?)\s+on)\s+(?:the\s+)?['\"]?"
     r"(?P<branch>" + TRUNK_NAME + r")\b" + _NOT_A_LIST,
+    # PRs based on one branch: "Pull requests should be based on `dev`".
+    r"(?P<act>" + ALL_PRS + r")(?:\s+(?!(?:not|never|no)\b)\w+(?<!n't)){0,3}?\s+based\s+(?:on|off)\s+"
+    r"(?:of\s+)?(?:the\s+)?['\"]?(?P<branch>" + TRUNK_NAME + r")\b" + _NOT_A_LIST,
     # An imperative to open PRs against one branch, whatever follows: "Open the PR against `main` and fill
     # in the template", "Open pull requests against master, from a branch in a fork" (not what some
     # automation does: "the bot opens a PR against main").
@@ -126,6 +129,14 @@ AGT003 = (
     # make them pass".
     r"\b(?:instead\s+of|rather\s+than)\s+(?:(?:bend|weaken|relax|loosen|alter|chang|edit|rewrit|modif|"
     r"adjust|tweak|hack)\w*)\s+" + _TEST_OBJECT,
+    # Tests marked as not to run: "Do not mark failing tests as skipped or xfail to get CI green".
+    _NO + r"\s+(?:\w+\s+){0,3}?mark\w*\s+" + _TEST_OBJECT + r"\s+as\s+(?:skip\w*|xfail\w*|flaky|ignored|"
+    r"pending|todo|known[-\s]fail\w*)",
+    # Edited to fit, said of a test named before: "Tests are the specification; don't change them to match
+    # your code".
+    r"^(?=.*\btests?\b).*?" + _NO + r"\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|rewrit|updat|adjust|alter|tweak)"
+    r"\w*\s+(?:it|them)\s+(?:just\s+|only\s+|merely\s+|simply\s+)?to\s+(?:make|get|match|fit|pass|suit|"
+    r"accommodate|agree)\b",
     # Keep the expectation as it is: "keep the test exact", "keep assertions strict".
     r"\b(?:keep)\s+(?:the\s+)?(?:tests?|assertions?|expectations?)\s+(?:exact|strict|intact|as\s+is|"
     r"unchanged)\b",
@@ -140,8 +151,15 @@ AGT002 = (
     r"(?:if|when|without)|without\s+))",
     # Tests that restate the code they test: "A test that asserts the implementation back at itself",
     # "assert on outcomes rather than restating the implementation".
-    r"\btests?\b.*?\b(?:assert\w*|restat\w*|mirror\w*|re-?implement\w*|duplicat\w*|cop(?:y|ies|ying))\s+"
-    r"(?:the\s+)?(?:implementation|code\s+under\s+test)(?:\s+back\s+at\s+itself)?\b(?!')",
+    # (Not the layout: "Test files mirror the implementation's folders", "copy the implementation layout".)
+    r"\btests?\b.*?\b(?:assert\w*|restat\w*|re-?implement\w*|duplicat\w*|cop(?:y|ies|ying))\s+"
+    r"(?:the\s+)?(?:implementation|(?:code|function|method|class|module|logic|unit)\s+(?:under|being)\s+"
+    r"test(?:ed)?)(?:\s+back\s+at\s+itself)?\b(?!'|\s+(?:layout|structure|director\w*|folders?|tree|files?|"
+    r"modules?|hierarch\w*|naming|paths?|packages?))",
+    # Tests able to fail: "Tests must fail when the behaviour they cover breaks".
+    r"\btests?\s+(?:must|should|need\s+to|have\s+to|has\s+to)\s+(?:be\s+able\s+to\s+)?fail\s+(?:if|when|"
+    r"whenever|as\s+soon\s+as)\s+(?:the\s+)?(?:code|behaviou?r|implementation|logic|feature|functionality|"
+    r"thing)\b",
     # Tests that fail when the code they cover breaks: "verify the test would fail if that code path were
     # removed".
     r"\b(?:verify|check|confirm|ensure|make\s+sure)\s+(?:that\s+)?(?:the|each|every|your|a)\s+(?:new\s+)?tests?\s+"
@@ -167,6 +185,13 @@ FAIL_WITHOUT_FIX = (
     # confirm it fails".
     r"\b(?:watch|see|confirm|ensure|verify|check|make\s+sure|prove)\w*\s+(?:that\s+)?(?:it|they|the\s+"
     r"(?:\w+\s+){0,2}?tests?)\s+(?:\w+\s+)?fails?\b",
+    # "Reproduce the bug in a test before fixing it", "write a test that reproduces the issue first".
+    r"\breproduc\w*\s+(?:the\s+|a\s+)?(?:bug|issue|problem|regression|defect)\s+(?:in|with)\s+(?:a\s+)?"
+    r"(?:\w+\s+)?tests?\s+(?:first|before)\b",
+    r"\b(?:write|add|create)\w*\s+(?:a\s+)?(?:\w+\s+)?tests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?"
+    r"(?:bug|issue|problem|regression|defect)\b.{0,40}?\b(?:first|before)\b",
+    # Red before green: "see the test go red before you fix it".
+    r"\btests?\s+(?:\w+\s+)?(?:goes?|go|is|turns?)\s+red\s+(?:before|first|without)\b",
     # "FAIL on the unpatched code", "fails against the old build".
     r"\b(?:fails?)\s+(?:on|against|with)\s+(?:the\s+)?(?:unpatched|unfixed|old|original|previous|broken|"
     r"buggy|current\s+main)\b",
