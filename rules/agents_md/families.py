@@ -203,6 +203,15 @@ FAIL_WITHOUT_FIX = (
     r"failure|defect)\b.*?\bthen\b",
 )
 
+# A word every phrasing of a family holds: a sentence without it is not tried against the family (most
+# sentences of a guide speak of neither tests nor branches).
+GATES: dict[str, str] = {
+    "AGT002": r"test|assert",
+    "AGT003": r"test|assert|expect|checks",
+    "AGT004": r"branch|base|default|mainline|integration|PR|pull|merge|target|submit|main|master|dev|trunk|"
+    r"next|staging|canary|unstable",
+    "fail-without-fix": r"fail|red\b|reproduc|demonstrat|expos|valid|worthless|useless|proves",
+}
 # Rule code -> the family phrasings that turn it on, beside its own recognisers.
 TURNS_ON: dict[str, tuple[str, ...]] = {"AGT002": AGT002, "AGT003": AGT003, "AGT004": TRUNK}
 # Families the reader understands though no rule checks them yet: name -> phrasings.

@@ -387,6 +387,8 @@ class Recogniser:
     families: tuple[tuple[str, tuple[Gated, ...]], ...] = ()
     # Conventions no rule checks yet -> their phrasings: read as "known", turning nothing on.
     known: tuple[tuple[str, tuple[Gated, ...]], ...] = ()
+    # A family's name (a rule code or a known convention) -> a word all its phrasings hold (families.GATES).
+    gates: dict[str, re.Pattern[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, rules: Iterable[Rule]) -> Recogniser:
@@ -405,9 +407,9 @@ class Recogniser:
         known = tuple(
             (name, tuple(Gated.compile(p) for p in sources)) for name, sources in families.KNOWN.items()
         )
-        return cls(
-            compiled, names, {w.lower(): r.code for r in rules for w in (r.code, r.name)}, extra, known
-        )
+        gates = {name: re.compile(word, re.IGNORECASE) for name, word in families.GATES.items()}
+        codes = {w.lower(): r.code for r in rules for w in (r.code, r.name)}
+        return cls(compiled, names, codes, extra, known, gates)
 
     def read(self, line: int, sentence: str, heading: bool = False, prohibited: bool = False) -> Reading:
         """Which rules one sentence turns on and off.
@@ -444,7 +446,7 @@ class Recogniser:
         # colon splits clauses), each match in the clause it starts in; they only ever turn a rule on.
         starts = _clause_starts(text, parts)
         for code, patterns in self.families:
-            if code in on or code in off:
+            if code in on or code in off or not self._gate(code, text):
                 continue
             at = self._family_match(text, parts, starts, patterns)
             if at is not None:
@@ -452,11 +454,15 @@ class Recogniser:
         known = tuple(
             name
             for name, patterns in self.known
-            if self._family_match(text, parts, starts, patterns) is not None
+            if self._gate(name, text) and self._family_match(text, parts, starts, patterns) is not None
         )
         return Reading(
             line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading, tuple(on.items()), known
         )
+
+    def _gate(self, name: str, text: str) -> bool:
+        gate = self.gates.get(name)
+        return gate is None or gate.search(text) is not None
 
     @staticmethod
     def _family_match(
@@ -562,11 +568,15 @@ def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ..
     return tuple(out)
 
 
-def _deferral(folder: str, text: str, existing: set[str]) -> str | None:
-    """The AGENTS.md an agent guide governing folder defers to, or None when it does not mention one."""
+def _deferral(
+    path: str, text: str, existing: set[str], guides: tuple[str, ...] = AGENT_GUIDES
+) -> str | None:
+    """The AGENTS.md an agent guide defers to, or None when it does not mention one."""
     mentions = _DEFERS_TO.findall(text)
     if not mentions:
         return None
+    folder = guide_folder(path, guides)
+    folder = scope_of(path) if folder is None else folder
     for mention in mentions:
         target = (
             posixpath.normpath(posixpath.join(folder, mention))
@@ -617,7 +627,7 @@ def _read(
             continue
         defers = None
         if not is_agents:
-            defers = _deferral(folder, text, existing)
+            defers = _deferral(path, text, existing, guides)
             if defers is None and not alone:
                 continue
         out.append(PolicyFile(path, folder, read_file(path, text, recogniser), defers))
