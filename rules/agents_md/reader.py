@@ -568,9 +568,7 @@ def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ..
     return tuple(out)
 
 
-def _deferral(
-    path: str, text: str, existing: set[str], guides: tuple[str, ...] = AGENT_GUIDES
-) -> str | None:
+def _deferral(path: str, text: str, existing: set[str], guides: tuple[str, ...] = AGENT_GUIDES) -> str | None:
     """The AGENTS.md an agent guide defers to, or None when it does not mention one."""
     mentions = _DEFERS_TO.findall(text)
     if not mentions:
