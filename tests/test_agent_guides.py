@@ -9,6 +9,7 @@ import json
 import pytest
 
 from bot.cli.main import main
+from rules.core.models import PullRequest
 from tests import ghapi
 from tests.helpers import codes, review_change
 from tests.test_api_faults import OLD_TEST
@@ -143,3 +144,19 @@ def test_explain_prints_plain_text_and_no_opt_out_of_a_rule_nothing_turns_on(mak
     assert "**" not in out and "`" not in out.split("Rules in force")[0]
     assert 'line 4    relaxes   AGT002 tautological-test, which nothing turns on here: "Tautological' in out
     assert "turns AGT002 off" not in out and "turns off AGT002" not in out
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["The default branch is `master`, not `main`.", "Always use `master` as the base branch."],
+)
+@pytest.mark.parametrize("target, found", [("main", True), ("master", False)])
+def test_a_claude_md_naming_the_trunk_gives_agt004_at_its_line(make_repo, sentence, target, found):
+    base = {"CLAUDE.md": f"# Git\n\n- {sentence}\n", "a.py": "1\n"}
+    report = review_change(make_repo, base, {"a.py": "2\n"}, PullRequest(base_ref=target))
+    if not found:
+        assert codes(report) == []
+        return
+    (finding,) = report.findings
+    assert (finding.rule, finding.source) == ("AGT004", "CLAUDE.md:3")
+    assert "the trunk is `master`" in finding.message
