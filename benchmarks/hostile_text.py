@@ -368,6 +368,10 @@ NOT_RUN_HERE = {
     "rules.agents_md.reader._SWITCH_OFF": "on one clause of a rule sentence",
     "rules.agents_md.reader._SWITCH_ON": "on one clause of a rule sentence",
     "rules.agents_md.reader._VERDICT": "on one clause of a rule sentence",
+    "bot.cli.explain._LINK": "on one sentence as a Reading keeps it: at most MAX_SENTENCE (300) characters",
+    "bot.cli.explain._EMPHASIS": "on one sentence as a Reading keeps it, or one note: a few hundred chars",
+    "rules.agents_md.reader._GENERIC_RELAXED": "fullmatch on one relaxation a clause matched",
+    "rules.agents_md.reader._MAY_SKIP": "anchored match on one relaxation a clause matched",
     "rules.agents_md.trunk._TARGET": "on one rule sentence",
     "rules.agents_md.trunk._TRUNK_NAMES": "on one rule sentence",
 }
