@@ -40,6 +40,7 @@ from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize
 from rules.core.models import ChangeSet, FileChange, FileStatus, PullRequest
+from rules.testcode.changelog import Entry, added_entries, section_kind
 from rules.testcode.regression_evidence import _IMPORT, pr_evidence
 from rules.training.claims import claims
 from rules.training.profiles import ProfileError, parse_profiles
@@ -299,6 +300,17 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
     # The readers of PR text on their own, so that no earlier gate of the review hides them.
     "pr-evidence": lambda t: pr_evidence(
         PullRequest(title=t[:1000], body=t, head_ref=t[:200], labels=(t[:100],), commits=(t,)), frozenset()
+    ),
+    # A changelog the PR changes: its entries with their sections, then what they say of a fix.
+    "changelog-entries": lambda t: added_entries(t, range(1, t.count("\n") + 2), t.splitlines()[:20]),
+    "changelog-evidence": lambda t: (
+        section_kind(t),
+        pr_evidence(
+            PullRequest(title=t[:1000], commits=(t[:1000],)),
+            frozenset(),
+            (Entry(t[:500], t[:80], ""), Entry(t[:500], t[:80], "other")),
+        ),
+        pr_evidence(PullRequest(title=f"fix({t[:40]}): {t[:1000]}"), frozenset()),
     ),
     "pr-claims": claims,
     "test-file-comment": lambda t: _review(

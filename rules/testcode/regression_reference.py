@@ -86,13 +86,17 @@ from collections.abc import Iterator
 
 from rules.core.base import Context, Rule
 from rules.core.config import CONFIG_PATH
-from rules.core.models import FileStatus, Finding, PullRequest, Severity
+from rules.core.models import FileStatus, Finding, PullRequest, Severity, UnreadableFile
 from rules.core.prefilter import folded, may_hold
+from rules.testcode.changelog import FIX, Entry, added_entries, is_changelog
 from rules.testcode.guard_docstring import docstring_fix, proposal
 from rules.testcode.regression_evidence import (
     FEW,
+    FIX_KINDS,
+    SMALL_FIX,
     PrEvidence,
     changed_module,
+    fragment_kind,
     fragment_kinds,
     name_words,
     own_cues,
@@ -232,13 +236,20 @@ def is_marked(test: TestFunction) -> bool:
 
 
 def _reason(
-    tf: TestFile, test: TestFunction, said: PrEvidence, few: bool, changed: list[str], named: str
+    tf: TestFile,
+    test: TestFunction,
+    said: PrEvidence,
+    count: int,
+    changed: list[str],
+    named: str,
+    rewrites: bool = False,
 ) -> str | None:
     """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so.
 
-    said: what the PR says of itself. few: the PR adds few tests that name nothing. named: "beside" when a
+    said: what the PR says of itself. count: how many new tests name nothing. named: "beside" when a
     new test next to this one (same file, same class or both at module level) names what it guards, so
     the fix already has its regression test; "elsewhere" when only a new test further off does.
+    rewrites: the change also removes lines of the test's file (existing tests rewritten or split).
     """
     # A weak cue counts only beside a fix the PR says it makes, and a title that adds tests needs none.
     fix = said.fix
@@ -256,13 +267,22 @@ def _reason(
         return f"{own[0]}, and {fix}"
     if named == "beside":
         return None
-    if not few:
+    if count > FEW:
         # Many new tests: one whose name says what the title says (two of its words) is the fix's test,
-        # when the whole change says it is a fix (title, branch, labels or only bugfix fragments).
-        title = sorted(name_words(test) & said.title_words)
+        # when the whole change says it is a fix (title, branch, labels or only bugfix fragments); or what
+        # a changelog entry of a fix says (a merged release branch brings several fixes, each its entry).
+        words = name_words(test)
+        title = sorted(words & said.title_words)
         if said.whole is not None and len(title) >= 2:
             return f'{said.whole}, and its name shares "{title[0]}" and "{title[1]}" with the PR title'
-        return None
+        for text, entry in said.fixes:
+            shared = sorted(words & entry)
+            if len(shared) >= 2:
+                return (
+                    f'a changelog entry says a fix ("{_short(text)}"), and its name shares "{shared[0]}" '
+                    f'and "{shared[1]}" with it'
+                )
+        return _small_fix(said, count, named, rewrites)
     if named == "elsewhere":
         # The fix's named test is in another file or class: that this one tests a module the PR changes
         # says nothing more of it (a PR's other commits change modules too); its name must share a word
@@ -275,7 +295,50 @@ def _reason(
     shared = sorted(name_words(test) & said.words)
     if shared:
         return f'{fix}, and its name shares "{shared[0]}" with the PR title or branch'
-    return None
+    return _small_fix(said, count, named, rewrites)
+
+
+def _small_fix(said: PrEvidence, count: int, named: str, rewrites: bool) -> str | None:
+    """A small fix PR's new tests are its regression tests: the whole change says it is a fix (its title,
+    labels, branch or only fix changelog entries) and it adds at most SMALL_FIX tests, none naming what it
+    guards. Not where the change also rewrites the file's existing tests: its new tests may be old ones
+    split up or their companions."""
+    if said.whole is None or not said.small or named or rewrites or count > SMALL_FIX:
+        return None
+    return f"{said.whole}, and it is one of the {count} new tests of a small fix PR"
+
+
+def _short(text: str, room: int = 60) -> str:
+    return text if len(text) <= room else text[: room - 3].rsplit(" ", 1)[0] + "..."
+
+
+def _changelog_entries(ctx: Context) -> tuple[Entry, ...]:
+    """The entries the change adds to hand-written changelogs (CHANGELOG.md, CHANGES.rst, NEWS...), each
+    with its section, read from the file at head so that a heading outside the diff's hunks is known."""
+    out: list[Entry] = []
+    for f in ctx.changeset.files:
+        if f.status is FileStatus.REMOVED or not f.added_lines:
+            continue
+        if f.status is FileStatus.ADDED and fragment_kind(f.path) in FIX_KINDS:
+            # A bugfix fragment's text is the fix's own title, as a changelog entry is.
+            try:
+                text = ctx.changeset.head_text(f.path)
+            except UnreadableFile:
+                continue
+            out.append(Entry(" ".join((text or "").split())[:500], "bugfix fragment", FIX))
+            continue
+        if not is_changelog(f.path):
+            continue
+        try:
+            text = ctx.changeset.head_text(f.path)
+            old = ctx.changeset.base_text(f.base_path) if f.removed_lines and f.base_path else None
+        except UnreadableFile:
+            continue
+        if text:
+            lines = old.splitlines() if old else []
+            removed = [lines[n - 1] for n in sorted(f.removed_lines) if 0 < n <= len(lines)]
+            out += added_entries(text, f.added_lines, removed)
+    return tuple(out)
 
 
 def _files(tests: list[Touched]) -> dict[str, TestFile]:
@@ -307,12 +370,13 @@ def _regression_tests(
         if f.status is not FileStatus.REMOVED and not is_test_path(f.path, patterns)
     ]
     fragments = fragment_kinds(f.path for f in ctx.changeset.files if f.status is FileStatus.ADDED)
-    said = pr_evidence(pr, fragments)
+    said = pr_evidence(pr, fragments, _changelog_entries(ctx))
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
-    few = len(tests) <= FEW
+    count = len(tests)
+    rewritten = {f.path for f in ctx.changeset.files if f.removed_lines}
     for tf, test in tests:
         where = "beside" if _scope(tf, test) in named else "elsewhere" if named else ""
-        reason = _reason(tf, test, said, few, changed, where)
+        reason = _reason(tf, test, said, count, changed, where, tf.path in rewritten)
         if reason is not None:
             yield (tf, test), reason
 
