@@ -1,4 +1,4 @@
-"""What a PR says of a fix: the wider vocabulary of titles, housekeeping subjects, Conventional-Commits types."""
+"""What a PR says of a fix: a wider vocabulary, housekeeping subjects, Conventional-Commits types."""
 
 from __future__ import annotations
 
