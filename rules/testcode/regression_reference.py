@@ -82,11 +82,12 @@ def test_micro_steps_no_longer_round_up():
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 
 from rules.core.base import Context, Rule
 from rules.core.config import CONFIG_PATH
-from rules.core.models import FileStatus, Finding, PullRequest, Severity, UnreadableFile
+from rules.core.models import FileChange, FileStatus, Finding, PullRequest, Severity, UnreadableFile
 from rules.core.prefilter import folded, may_hold
 from rules.testcode.changelog import FIX, Entry, added_entries, is_changelog
 from rules.testcode.guard_docstring import docstring_fix, proposal
@@ -312,11 +313,11 @@ def _short(text: str, room: int = 60) -> str:
     return text if len(text) <= room else text[: room - 3].rsplit(" ", 1)[0] + "..."
 
 
-def _changelog_entries(ctx: Context) -> tuple[Entry, ...]:
+def _changelog_entries(files: Iterable[FileChange], ctx: Context) -> tuple[Entry, ...]:
     """The entries the change adds to hand-written changelogs (CHANGELOG.md, CHANGES.rst, NEWS...), each
     with its section, read from the file at head so that a heading outside the diff's hunks is known."""
     out: list[Entry] = []
-    for f in ctx.changeset.files:
+    for f in files:
         if f.status is FileStatus.REMOVED or not f.added_lines:
             continue
         if f.status is FileStatus.ADDED and fragment_kind(f.path) in FIX_KINDS:
@@ -352,8 +353,9 @@ def _scope(tf: TestFile, test: TestFunction) -> tuple[str, str]:
 
 def _regression_tests(
     ctx: Context, mode: str, tests: list[Touched], named: set[tuple[str, str]]
-) -> Iterator[tuple[Touched, str | None]]:
-    """Which of the unnamed new tests the mode takes for regression tests, and on what evidence.
+) -> Iterator[tuple[Touched, str | None, int | None]]:
+    """Which of the unnamed new tests the mode takes for regression tests, on what evidence, and the
+    number of the PR each guards (in a range of merged PRs, its own PR's).
 
     named: the scopes (file, class) holding a new test whose own docstring names what it guards.
     """
@@ -361,7 +363,7 @@ def _regression_tests(
     if mode == "fix-prs" and not is_fix_pr(pr):
         return
     if mode != "evidence":
-        yield from ((t, None) for t in tests if mode != "marked" or is_marked(t[1]))
+        yield from ((t, None, pr.number) for t in tests if mode != "marked" or is_marked(t[1]))
         return
     patterns = runner_patterns(ctx.review)
     changed = [
@@ -369,8 +371,44 @@ def _regression_tests(
         for f in ctx.changeset.files
         if f.status is not FileStatus.REMOVED and not is_test_path(f.path, patterns)
     ]
-    fragments = fragment_kinds(f.path for f in ctx.changeset.files if f.status is FileStatus.ADDED)
-    said = pr_evidence(pr, fragments, _changelog_entries(ctx))
+    if not pr.units:
+        yield from (
+            (found, reason, pr.number) for found, reason in _judged(ctx, pr, tests, named, changed, None)
+        )
+        return
+    # A range of merged PRs (`bot check --base main~100`): each test is judged with the newest commit of
+    # the range that changed its file, as that commit's own small PR (its subject the title, its body the
+    # description, its number the PR's), not with every other PR's words.
+    groups: dict[int, list[Touched]] = {}
+    for tf, test in tests:
+        index = next((i for i, u in enumerate(pr.units) if tf.path in u.paths), -1)
+        groups.setdefault(index, []).append((tf, test))
+    once = Counter(path for u in pr.units for path in set(u.paths))
+    for i, group in groups.items():
+        if i < 0:
+            continue  # no commit of the range changed its file (the range was capped): nothing to go on
+        unit = pr.units[i]
+        paths = set(unit.paths)
+        sub = PullRequest(number=unit.number, commits=(unit.message,))
+        # A changelog that other commits of the range change too holds their entries as well.
+        own = {path for path in paths if once[path] == 1}
+        for found, reason in _judged(ctx, sub, group, named, [c for c in changed if c in paths], own):
+            yield found, reason, unit.number
+
+
+def _judged(
+    ctx: Context,
+    pr: PullRequest,
+    tests: list[Touched],
+    named: set[tuple[str, str]],
+    changed: list[str],
+    only: set[str] | None,
+) -> Iterator[tuple[Touched, str]]:
+    """The tests mode `evidence` takes for regression tests, with the reason, for one PR; only: the files
+    of the change that are this PR's (None: all of them)."""
+    files = [f for f in ctx.changeset.files if only is None or f.path in only]
+    fragments = fragment_kinds(f.path for f in files if f.status is FileStatus.ADDED)
+    said = pr_evidence(pr, fragments, _changelog_entries(files, ctx))
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
     count = len(tests)
     rewritten = {f.path for f in ctx.changeset.files if f.removed_lines}
@@ -466,14 +504,16 @@ def check(ctx: Context) -> Iterator[Finding]:
         )
     ]
     named = {_scope(tf, t) for (tf, t), named_own in zip(tests, own, strict=True) if named_own}
-    judged = dict(
-        ((tf.path, t.qualname), reason) for (tf, t), reason in _regression_tests(ctx, mode, unnamed, named)
-    )
-    number = ctx.changeset.pr.number
+    judged = {}
+    numbers = {}
+    for (tf, t), reason, pr_number in _regression_tests(ctx, mode, unnamed, named):
+        judged[(tf.path, t.qualname)] = reason
+        numbers[(tf.path, t.qualname)] = pr_number
     for tf, test in unnamed:
         key = (tf.path, test.qualname)
         if key not in judged:
             continue
+        number = numbers[key]
         why = f"it looks like a regression test ({judged[key]}), so " if judged[key] else ""
         finding = ctx.finding(
             f"New test `{test.qualname}` {_lacks(test)}; {why}name the {_named(issues[tf.path])} it guards, "
