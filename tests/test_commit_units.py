@@ -18,11 +18,13 @@ BASE = {
 # A feature PR squashed onto main, then a fix PR; the fix PR is the newest commit.
 FEATURE = {
     "src/pointer.py": "SHAPES = ('arrow', 'hand')\n",
-    "tests/test_pointer.py": "from src.pointer import SHAPES\n\n\ndef test_pointer_shapes():\n    assert SHAPES\n",
+    "tests/test_pointer.py": "from src.pointer import SHAPES\n\n\n"
+    "def test_pointer_shapes():\n    assert SHAPES\n",
 }
 FIX = {
     "src/shapes.py": "def area(x):\n    return x or 0\n",
-    "tests/test_shapes.py": "from src.shapes import area\n\n\ndef test_area_of_none():\n    assert area(None) == 0\n",
+    "tests/test_shapes.py": "from src.shapes import area\n\n\n"
+    "def test_area_of_none():\n    assert area(None) == 0\n",
 }
 
 
