@@ -244,6 +244,7 @@ def _reason(
     changed: list[str],
     named: str,
     rewrites: bool = False,
+    entry: tuple[str, list[str]] | None = None,
 ) -> str | None:
     """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so.
 
@@ -251,6 +252,7 @@ def _reason(
     new test next to this one (same file, same class or both at module level) names what it guards, so
     the fix already has its regression test; "elsewhere" when only a new test further off does.
     rewrites: the change also removes lines of the test's file (existing tests rewritten or split).
+    entry: the fix changelog entry whose words the test's name shares (two or more), with those words.
     """
     # A weak cue counts only beside a fix the PR says it makes, and a title that adds tests needs none.
     fix = said.fix
@@ -276,13 +278,12 @@ def _reason(
         title = sorted(words & said.title_words)
         if said.whole is not None and len(title) >= 2:
             return f'{said.whole}, and its name shares "{title[0]}" and "{title[1]}" with the PR title'
-        for text, entry in said.fixes:
-            shared = sorted(words & entry)
-            if len(shared) >= 2:
-                return (
-                    f'a changelog entry says a fix ("{_short(text)}"), and its name shares "{shared[0]}" '
-                    f'and "{shared[1]}" with it'
-                )
+        if entry is not None:
+            text, shared = entry
+            return (
+                f'a changelog entry says a fix ("{_short(text)}"), and its name shares "{shared[0]}" '
+                f'and "{shared[1]}" with it'
+            )
         return _small_fix(said, count, named, rewrites)
     if named == "elsewhere":
         # The fix's named test is in another file or class: that this one tests a module the PR changes
@@ -297,6 +298,26 @@ def _reason(
     if shared:
         return f'{fix}, and its name shares "{shared[0]}" with the PR title or branch'
     return _small_fix(said, count, named, rewrites)
+
+
+def _entry_picks(said: PrEvidence, tests: list[Touched]) -> dict[tuple[str, str], tuple[str, list[str]]]:
+    """For each fix changelog entry, in each test file, the few tests (at most FEW) whose names share the
+    most of its words (two or more): an entry is one fix, and a fix comes with a test or two where it is
+    tested; a long entry shares two words with a dozen tests of the same module."""
+    out: dict[tuple[str, str], tuple[str, list[str]]] = {}
+    named = [((tf.path, t.qualname), name_words(t)) for tf, t in tests]
+    for text, words in said.fixes:
+        taken: Counter[str] = Counter()
+        ranked = sorted(
+            ((len(w & words), i) for i, (_, w) in enumerate(named) if len(w & words) >= 2),
+            key=lambda x: -x[0],
+        )
+        for _, i in ranked:
+            key, w = named[i]
+            if taken[key[0]] < FEW:
+                taken[key[0]] += 1
+                out.setdefault(key, (text, sorted(w & words)))
+    return out
 
 
 def _small_fix(said: PrEvidence, count: int, named: str, rewrites: bool) -> str | None:
@@ -412,9 +433,11 @@ def _judged(
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
     count = len(tests)
     rewritten = {f.path for f in ctx.changeset.files if f.removed_lines}
+    entries = _entry_picks(said, tests) if count > FEW else {}
     for tf, test in tests:
         where = "beside" if _scope(tf, test) in named else "elsewhere" if named else ""
-        reason = _reason(tf, test, said, count, changed, where, tf.path in rewritten)
+        entry = entries.get((tf.path, test.qualname))
+        reason = _reason(tf, test, said, count, changed, where, tf.path in rewritten, entry)
         if reason is not None:
             yield (tf, test), reason
 
