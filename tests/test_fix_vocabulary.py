@@ -126,6 +126,10 @@ def test_a_feature_title_that_says_a_fix_stays_a_fix():
         (Entry("Speed.", "Changed", OTHER), {"changed"}),
         (Entry("Fix empty file streaming when testing.", "Version 2.3.7", ""), {"bugfix"}),
         (Entry("Use flit_core as the build backend.", "Version 2.3.7", ""), set()),
+        # A rule tightened, a support dropped: "no longer" of a change, not of a failure.
+        (Entry("An empty host is no longer allowed.", "Version 3.1.4", ""), set()),
+        (Entry("Python 3.8 is no longer supported.", "Unreleased", ""), set()),
+        (Entry("Reading an empty body no longer hangs.", "Unreleased", ""), {"bugfix"}),
     ],
 )
 def test_entry_kinds(entry, kinds):

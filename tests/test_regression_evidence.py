@@ -532,3 +532,10 @@ def test_a_small_fix_pr_that_rewrites_the_files_tests_takes_no_test_by_its_size(
         base=base,
     )
     assert _graded(report) == [("error", "tests/test_other.py")]
+
+
+def test_a_pr_that_validates_and_fixes_does_not_call_its_validation_tests_regression_tests(tmp_path):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area_of_none") + "\n\n" + _test("test_area_invalid_type")}
+    report = _review(tmp_path, head, PullRequest(title="Validate shapes and fix the area of None"))
+    found = {f.message.split("`")[1]: f.severity.value for f in report.findings if f.rule == "AGT001"}
+    assert found == {"test_area_of_none": "error", "test_area_invalid_type": "notice"}

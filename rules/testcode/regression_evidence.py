@@ -94,6 +94,12 @@ _NOT_BEFORE = {
     "gua": r"\btype[\s_-]*$",
 }
 _NOT_AFTER["bug"] = _NOT_AFTER["hot"] = _NOT_AFTER["fix"]
+# "An empty value is no longer allowed", "Python 3.8 is no longer supported": a rule tightened or a thing
+# removed, not a failure that stopped.
+_NOT_AFTER["no "] = (
+    r"[ \t]+(?:be[ \t]+)?(?:allowed|supported|accepted|required|needed|necessary|possible|available|"
+    r"permitted|exported|installed|included|published|maintained|tested|used)\b"
+)
 
 
 def _other_sense(text: str, m: re.Match[str]) -> bool:
@@ -595,6 +601,7 @@ class PrEvidence:
     # brings several), with its words.
     fixes: tuple[tuple[str, frozenset[str]], ...] = ()
     small: bool = False  # the whole change says it is a fix and no commit says it adds other tests
+    validates: bool = False  # the title says the PR adds validation ("validate host characters")
 
 
 def pr_evidence(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry, ...] = ()) -> PrEvidence:
@@ -611,6 +618,7 @@ def pr_evidence(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry
     # are not the fix's: then none is taken for one by the PR's size alone.
     small = whole is not None and not any(_ADDS_OTHER_TESTS.search(s) for s in _subjects(pr)[1:])
     return PrEvidence(
+        validates=any(_VALIDATES.search(t) for t in _titles(pr)),
         small=small,
         adds_tests=adds_regression_tests(pr),
         coverage=adds_other_tests(pr),
@@ -620,6 +628,17 @@ def pr_evidence(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry
         title_words=_said_words(pr, titles_only=True),
         fixes=fixes,
     )
+
+
+# A PR that validates input, and its tests of that validation ("test_get_host_invalid"): checks a rule
+# added, which a fix made beside it in the same PR does not make regression tests.
+_VALIDATES = re.compile(r"\bvalidat\w*", re.IGNORECASE)
+_VALIDATION_TEST = re.compile(r"(?:^|_)(?:in)?valid\w*|validat", re.IGNORECASE)
+
+
+def validation_test(name: str) -> bool:
+    """Whether a test's name says it checks validation (`test_x_invalid`, `test_validates_y`)."""
+    return _VALIDATION_TEST.search(name) is not None
 
 
 def _module_names(path: str) -> set[str]:

@@ -102,6 +102,7 @@ from rules.testcode.regression_evidence import (
     name_words,
     own_cues,
     pr_evidence,
+    validation_test,
 )
 from rules.testcode.testfiles import (
     TestFile,
@@ -265,6 +266,9 @@ def _reason(
     if fix is None or said.coverage:
         # A title that says the PR adds integration or unit tests says what its tests are; a "Fix #12"
         # in its description or commits closes the issue that asked for them.
+        return None
+    if said.validates and validation_test(test.name):
+        # A PR that validates and fixes: its tests of the validation check a new rule, not the fix.
         return None
     if own:
         return f"{own[0]}, and {fix}"
