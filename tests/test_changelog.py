@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bot.git.local import load_changeset
+from bot.github.pull import read_by_rules
 from bot.review.engine import review
+from rules.core.config import Config
 from rules.core.models import PullRequest
 from rules.testcode.changelog import FIX, OTHER, added_entries, is_changelog, section_kind
 from tests.conftest import GitRepo
@@ -198,3 +200,18 @@ def _agt001(tmp_path, head: dict[str, str], message: str) -> list[str]:
 )
 def test_a_changelog_entry_says_what_kind_of_change_the_pr_is(tmp_path, section, entry, message, expected):
     assert _agt001(tmp_path, _with_entry(section, entry), message) == expected
+
+
+@pytest.mark.parametrize(
+    "path, read",
+    [
+        ("CHANGELOG.md", True),
+        ("docs/CHANGES.rst", True),
+        ("changelog/12.bugfix.rst", True),
+        ("changelog/12.feature.rst", False),  # its kind is in its name: no need for its text
+        ("src/notes.txt", False),
+    ],
+)
+def test_the_api_source_fetches_the_changelogs_ahead_with_the_other_reads(path, read):
+    """Without a checkout, the changelog AGT001 reads comes in the batched reads, not a request of its own."""
+    assert read_by_rules(path, Config()) is read
