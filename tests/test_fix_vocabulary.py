@@ -113,9 +113,17 @@ def test_a_feature_or_deprecation_closing_an_issue_is_no_fix_pr(title, body):
     assert not pr_cues(pr)
 
 
-def test_a_feature_title_that_says_a_fix_stays_a_fix():
-    assert title_kinds(PullRequest(title="Add a guard against the crash on empty input")) == frozenset()
-    assert _fix("Add a guard against the crash on empty input")
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Add a guard against the crash on empty input",
+        "Add missing null check (fixes #12)",
+        "Allow empty names again (fixes #12)",
+    ],
+)
+def test_a_feature_verb_that_tells_a_fix_leaves_the_closing_reference_its_weight(title):
+    assert title_kinds(PullRequest(title=title)) == frozenset()
+    assert pr_cues(PullRequest(title=title, body="Fixes #12"))
 
 
 @pytest.mark.parametrize(

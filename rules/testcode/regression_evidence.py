@@ -373,13 +373,21 @@ _FEATURE_TITLE = re.compile(
 )
 
 
+# "Add missing null check", "Allow empty names again": a feature's verb telling a fix.
+_MISSING = re.compile(r"\b(?:missing|forgotten|lost)\b", re.IGNORECASE)
+
+
+def _says_a_fix(title: str) -> bool:
+    return bool(_prose_cues(title, "") or _MISSING.search(title) or any(_cues(title, "")))
+
+
 def title_kinds(pr: PullRequest) -> frozenset[str]:
     """What kind of change the title says (locally the newest commit's subject): a Conventional-Commits
     type, or "feature" for a title that opens with a feature's verb and says no fix beyond closing one."""
     kinds = set()
     for title in _titles(pr):
         kind = conventional_kind(title)
-        if kind is None and _FEATURE_TITLE.match(title) and not _prose_cues(_CLOSING.sub(" ", title), ""):
+        if kind is None and _FEATURE_TITLE.match(title) and not _says_a_fix(_CLOSING.sub(" ", title)):
             kind = "feature"
         if kind is not None:
             kinds.add(kind)
