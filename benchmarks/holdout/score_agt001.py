@@ -26,6 +26,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 from benchmarks.judged import (  # noqa: E402
     OVERRIDE,  # noqa: E402
     Case,
+    case_of,
     flagged,
 )
 from benchmarks.signal import DEFAULT_CLONES, Outcome, _git, _has  # noqa: E402
@@ -44,19 +45,7 @@ def load(split: str, folder: Path = HERE) -> list[Case]:
             for row in csv.DictReader(line for line in fh if not line.startswith("#")):
                 if split != "all" and row["split"] != split:
                     continue
-                cases.append(
-                    Case(
-                        repo=row["repository"],
-                        commit=row["commit"],
-                        path=row["path"],
-                        test=row["test"],
-                        line=int(row["line"]) if row["line"] else None,
-                        rule=row["rule"],
-                        expected={"yes": True, "no": False}[row["expected"]],
-                        reason=row["reason"],
-                        extract="",
-                    )
-                )
+                cases.append(case_of(row))
     return cases
 
 
