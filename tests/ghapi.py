@@ -436,6 +436,9 @@ class PullState:
         self.head_repo = "octo/repo"  # a fork's OWNER/NAME for pull requests from forks
         self.state = "open"
         self.draft = False
+        self.title, self.body = "Change", ""
+        # Other issues of the repository: number -> their labels (GET .../issues/{n}/labels); others are 404.
+        self.issues: dict[int, list[str]] = {}
         self.labels: list[str] = []
         self.repo_labels: list[str] = ["bug"]
         self.comments: list[dict] = []
@@ -532,8 +535,16 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
             changed,
             head_repo=st.head_repo,
             state=st.state,
+            title=st.title,
+            body=st.body,
         )
         return 200, data, {}
+
+    def issue_labels(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        number = int(p["issue_number"])
+        if number not in st.issues:
+            return 404, error("Not Found"), {}
+        return paged(issue + "/labels", [label(n) for n in st.issues[number]], q, issue_number=number)
 
     def create_comment(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
         st.comments.extend(st.race)
@@ -735,6 +746,7 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
     )
     route("POST", "/repos/{owner}/{repo}/labels", create_label)
     route("POST", issue + "/labels", add_labels)
+    route("GET", issue + "/labels", issue_labels)
     route("DELETE", issue + "/labels/{name}", remove_label)
     route("POST", "/repos/{owner}/{repo}/statuses/{sha}", create_status)
     route("POST", "/repos/{owner}/{repo}/check-runs", create_check)

@@ -147,6 +147,8 @@ def _permission(what: str) -> str:
         return "`metadata: read`"
     if not what.startswith("GET "):  # comments, labels and reactions on the pull request
         return "`issues: write` or `pull-requests: write`"
+    if what.startswith("GET ") and "/issues/" in what and what.endswith("/labels"):
+        return "`issues: read`"  # another issue's labels: the pull request's own need no read
     if what.startswith(("GET contents", "GET tree")):
         return "`contents: read`"
     return "`pull-requests: read`"
@@ -308,6 +310,17 @@ class GitHubClient:
 
     def repo_labels(self) -> tuple[str, ...]:
         return self._list(f"{self._path}/labels", _label_name)
+
+    def issue_labels(self, number: int) -> tuple[str, ...]:
+        """The names of an issue's labels: one request, the first 100 (an issue has a handful)."""
+
+        def names(data: Any) -> tuple[str, ...]:
+            if not isinstance(data, list):
+                raise TypeError("the labels are not a JSON list")
+            return tuple(_label_name(entry) for entry in data)
+
+        path = f"{self._path}/issues/{number}/labels"
+        return self._json("GET", path, params={"per_page": 100}, parse=names)
 
     def create_label(self, name: str, color: str, description: str) -> None:
         try:

@@ -174,6 +174,14 @@ class CommitUnit(Frozen):
     number: int | None = None
 
 
+class LinkedIssue(Frozen):
+    """An issue of the pull request's own repository that its description says it closes (`Fixes #12`),
+    with the labels GitHub gives it. Only the GitHub edge knows them: local mode has none."""
+
+    number: int
+    labels: tuple[str, ...] = ()
+
+
 class PullRequest(Frozen):
     """What the review knows of the pull request itself (empty in plain local mode)."""
 
@@ -191,6 +199,8 @@ class PullRequest(Frozen):
     # Local mode, a range of several merged PRs (squash or merge commits naming their PR): each first-parent
     # commit is its own small PR, newest first. Empty for one PR (a branch, or one commit).
     units: tuple[CommitUnit, ...] = ()
+    # On GitHub, the issues the description closes that could be read, with their labels (a few at most).
+    linked_issues: tuple[LinkedIssue, ...] = ()
 
 
 class ChangeSet(BaseModel):
