@@ -1,18 +1,20 @@
-"""The labels of the issues a pull request closes (`Fixes #12`): AGT001's evidence of what kind of change
-it is, read through the REST API.
+"""The issues a pull request closes (`Fixes #12`): their labels and issue type are AGT001's evidence of what
+kind of change it is, read through the REST API.
 
-Why REST and labels only. `GET /repos/{owner}/{repo}/issues/{issue_number}/labels` is in the OpenAPI subset
-the tests validate every mocked answer against (tests/fixtures/github/README.md); it works without a token
-for a public repository, as `bot review --dry-run` must; and it costs one request per linked issue, capped at
-LINKED_CAP. One GraphQL query for `closingIssuesReferences { labels issueType }` would cost one request for
+Why `GET /repos/{owner}/{repo}/issues/{issue_number}`: one request per linked issue (capped at LINKED_CAP)
+gives both the labels and the issue type (`type.name`, "Bug"); its answer is validated in the tests against
+GitHub's own `issue` schema (tests/fixtures/github/api.github.com.supplement.json, from the same release of
+GitHub's REST description as the subset), and it works without a token for a public repository, as
+`bot review --dry-run` must. The labels endpoint (`.../issues/{n}/labels`, in the subset) costs the same and
+has no type. One GraphQL query for `closingIssuesReferences { labels issueType }` would cost one request for
 all, but the repository holds no GraphQL schema to validate such a query against (only JSON Schemas of the
-two answers it reads), and GraphQL needs a token. Issue types (`Bug`) come only from GraphQL or from
-`GET .../issues/{n}`, which the subset lacks: they are not read.
+two answers it reads), GraphQL needs a token, and it links what GitHub linked, not what the description
+says when the review runs.
 
 A read that fails (404 for a number that is no issue or was deleted, 403 without `issues: read`, a rate
-limit, a malformed answer) gives no evidence for that issue, never a failed or incomplete review: the
-review stands on what the pull request says of itself, as it did before. A rate limit or a refused token
-stops the reads of the issues after it.
+limit, an answer GitHub does not document) gives no evidence for that issue, never a failed or incomplete
+review: the review stands on what the pull request says of itself, as it did before. A rate limit or a
+refused token stops the reads of the issues after it. A number that is a pull request's is no issue.
 """
 
 from __future__ import annotations
@@ -49,13 +51,14 @@ def with_linked_issues(client: Client, changeset: ChangeSet, config: Config) -> 
     linked: list[LinkedIssue] = []
     for number in numbers:
         try:
-            labels = client.issue_labels(number)
+            issue = client.issue(number)
         except GitHubError as exc:
-            log.info("bot: the labels of issue #%d were not read (%s); no evidence from it", number, exc)
+            log.info("bot: issue #%d was not read (%s); no evidence from it", number, exc)
             if exc.kind in _STOP:
                 break
             continue
-        linked.append(LinkedIssue(number=number, labels=labels))
+        if not issue.is_pull:
+            linked.append(LinkedIssue(number=number, labels=issue.labels, type=issue.type))
     if not linked:
         return changeset
     return changeset.model_copy(update={"pr": pr.model_copy(update={"linked_issues": tuple(linked)})})

@@ -176,10 +176,12 @@ class CommitUnit(Frozen):
 
 class LinkedIssue(Frozen):
     """An issue of the pull request's own repository that its description says it closes (`Fixes #12`),
-    with the labels GitHub gives it. Only the GitHub edge knows them: local mode has none."""
+    with its labels and issue type as GitHub gives them. Only the GitHub edge knows them: local mode has
+    none."""
 
     number: int
     labels: tuple[str, ...] = ()
+    type: str | None = None  # the issue type's name ("Bug", "Feature"), where the repository has types
 
 
 class PullRequest(Frozen):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from rules.core.models import PullRequest
+from rules.core.models import LinkedIssue, PullRequest
 from rules.core.prefilter import may_hold
 from rules.testcode.changelog import FIX, OTHER, Entry
 from rules.testcode.testfiles import TestFile, TestFunction
@@ -501,9 +501,10 @@ def fragment_kinds(paths: Iterable[str]) -> frozenset[str]:
 _CLOSING = re.compile(r"\bfix(?:es|ed)?[\s:#-]{0,3}\d+\b", re.IGNORECASE)
 
 
-# On GitHub, the labels of the issues the PR closes (`Fixes #12`, read by bot/github/linked.py) say what
-# kind of change it is in the maintainers' terms, as a changelog fragment does: a bug label makes a fix of
-# a PR whose title says nothing, a feature label makes its "Fixes #12" the closing of a feature request.
+# On GitHub, the labels and issue type of the issues the PR closes (`Fixes #12`, read by
+# bot/github/linked.py) say what kind of change it is in the maintainers' terms, as a changelog fragment
+# does: a bug makes a fix of a PR whose title says nothing, a feature makes its "Fixes #12" the closing of
+# a feature request. Other labels ("question", "not a bug") and types ("Task") say nothing.
 _BUG_LABEL = re.compile(r"^(?:(?:type|kind)[ \t]*[:/][ \t]*)?(?:bug|bugfix|regression)$", re.IGNORECASE)
 _FEATURE_LABEL = re.compile(
     r"^(?:(?:type|kind)[ \t]*[:/][ \t]*)?(?:enhancement|feature|feature[ \t]request|new[ \t]feature)$",
@@ -511,23 +512,32 @@ _FEATURE_LABEL = re.compile(
 )
 
 
+def _issue_says(issue: LinkedIssue) -> Iterator[tuple[str, str]]:
+    """(what, where) for each label and the type of a linked issue."""
+    where = f"issue #{issue.number}, which the PR closes,"
+    if issue.type:
+        yield issue.type.strip(), f"the type of {where}"
+    for label in issue.labels:
+        yield label.strip(), f"a label of {where}"
+
+
 def linked_kinds(pr: PullRequest) -> frozenset[str]:
-    """What the linked issues' labels say: "bugfix" for a bug label (`bug`, `type: bug`, `kind/bug`,
-    `bugfix`, `regression`), "feature" for `enhancement` or `feature`."""
+    """What the linked issues say: "bugfix" for the issue type Bug or a bug label (`bug`, `type: bug`,
+    `kind/bug`, `bugfix`, `regression`), "feature" for the type Feature or an `enhancement` or `feature`
+    label."""
     kinds = set()
-    for label in (lb.strip() for issue in pr.linked_issues for lb in issue.labels):
-        if _BUG_LABEL.match(label):
+    for text, _ in (said for issue in pr.linked_issues for said in _issue_says(issue)):
+        if _BUG_LABEL.match(text):
             kinds.add("bugfix")
-        elif _FEATURE_LABEL.match(label):
+        elif _FEATURE_LABEL.match(text):
             kinds.add("feature")
     return frozenset(kinds)
 
 
 def _linked_cue(pr: PullRequest) -> Cue | None:
-    for issue in pr.linked_issues:
-        label = next((lb.strip() for lb in issue.labels if _BUG_LABEL.match(lb.strip())), None)
-        if label is not None:
-            return Cue(label.lower()[:30], f"the label of issue #{issue.number}, which the PR closes,")
+    for text, where in (said for issue in pr.linked_issues for said in _issue_says(issue)):
+        if _BUG_LABEL.match(text):
+            return Cue(text.lower()[:30], where)
     return None
 
 
@@ -543,12 +553,12 @@ def pr_cues(
     entries: tuple[Entry, ...] = (),
 ) -> list[Cue]:
     """Evidence that the PR fixes something: a strong word in its title, labels, branch or a commit
-    subject, a closing reference ("Fixes #12") in its description or a commit body, a bug label on an
-    issue it closes (on GitHub), or a bugfix changelog fragment. A change whose fragments all say another
-    kind (feature, deprecation...) is no fix on the strength of its descriptions or the commits inside it:
-    projects close every kind of issue with "Fix #12", and a feature branch has its "fix tests" commits.
-    Changelog entries (under Fixed, Added...), the title's Conventional-Commits type and the labels of the
-    issues it closes say the kind as fragments do."""
+    subject, a closing reference ("Fixes #12") in its description or a commit body, a bug label or type
+    on an issue it closes (on GitHub), or a bugfix changelog fragment. A change whose fragments all say
+    another kind (feature, deprecation...) is no fix on the strength of its descriptions or the commits
+    inside it: projects close every kind of issue with "Fix #12", and a feature branch has its "fix
+    tests" commits. Changelog entries (under Fixed, Added...), the title's Conventional-Commits type and
+    the labels and types of the issues it closes say the kind as fragments do."""
     given = fragments
     fragments = _kinds(pr, fragments, entries)
     fix_fragment = bool(fragments & FIX_KINDS)
