@@ -40,7 +40,8 @@ from bot.review.engine import review
 from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize
-from rules.core.models import ChangeSet, FileChange, FileStatus, PullRequest
+from rules.core.closing_refs import closing_issues
+from rules.core.models import ChangeSet, FileChange, FileStatus, LinkedIssue, PullRequest
 from rules.testcode.changelog import Entry, added_entries, section_kind
 from rules.testcode.regression_evidence import _IMPORT, pr_evidence, validation_test
 from rules.training.claims import claims
@@ -301,6 +302,19 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
     # The readers of PR text on their own, so that no earlier gate of the review hides them.
     "pr-evidence": lambda t: pr_evidence(
         PullRequest(title=t[:1000], body=t, head_ref=t[:200], labels=(t[:100],), commits=(t,)), frozenset()
+    ),
+    # On GitHub: the issues the description closes, then what their labels and type say (GitHub caps a
+    # label's name at 50 characters; the type's name is the repository's own, short too).
+    "pr-linked-issues": lambda t: (
+        closing_issues(t, "octo/repo", own=7),
+        pr_evidence(
+            PullRequest(
+                title="Change",
+                body=t,
+                linked_issues=(LinkedIssue(number=12, labels=(t[:100],), type=t[:100]),),
+            ),
+            frozenset(),
+        ),
     ),
     # A changelog the PR changes: its entries with their sections, then what they say of a fix.
     "changelog-entries": lambda t: added_entries(t, range(1, t.count("\n") + 2), t.splitlines()[:20]),

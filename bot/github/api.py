@@ -49,6 +49,17 @@ class PullInfo(Frozen):
     url: str | None = None
 
 
+class IssueInfo(Frozen):
+    """An issue as the REST API returns it, reduced to what the bot uses: its labels and issue type."""
+
+    number: int
+    labels: tuple[str, ...] = ()
+    # The issue type's name ("Bug", "Feature", "Task"); None where the repository has no issue types.
+    type: str | None = None
+    # GitHub's issues API answers for a pull request's number too: such an "issue" is a pull request.
+    is_pull: bool = False
+
+
 class PullFile(Frozen):
     """One entry of the pull request files list; patch is None when GitHub omits it."""
 
@@ -141,6 +152,7 @@ class Client(Protocol):
     def delete_comment(self, comment_id: int) -> None: ...
     def react(self, comment_id: int, content: str) -> None: ...
     def repo_labels(self) -> tuple[str, ...]: ...
+    def issue(self, number: int) -> IssueInfo: ...
     def create_label(self, name: str, color: str, description: str) -> None: ...
     def add_labels(self, number: int, names: tuple[str, ...]) -> None: ...
     def remove_label(self, number: int, name: str) -> None: ...

@@ -174,6 +174,16 @@ class CommitUnit(Frozen):
     number: int | None = None
 
 
+class LinkedIssue(Frozen):
+    """An issue of the pull request's own repository that its description says it closes (`Fixes #12`),
+    with its labels and issue type as GitHub gives them. Only the GitHub edge knows them: local mode has
+    none."""
+
+    number: int
+    labels: tuple[str, ...] = ()
+    type: str | None = None  # the issue type's name ("Bug", "Feature"), where the repository has types
+
+
 class PullRequest(Frozen):
     """What the review knows of the pull request itself (empty in plain local mode)."""
 
@@ -191,6 +201,8 @@ class PullRequest(Frozen):
     # Local mode, a range of several merged PRs (squash or merge commits naming their PR): each first-parent
     # commit is its own small PR, newest first. Empty for one PR (a branch, or one commit).
     units: tuple[CommitUnit, ...] = ()
+    # On GitHub, the issues the description closes that could be read, with their labels (a few at most).
+    linked_issues: tuple[LinkedIssue, ...] = ()
 
 
 class ChangeSet(BaseModel):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from rules.core.models import PullRequest
+from rules.core.models import LinkedIssue, PullRequest
 from rules.core.prefilter import may_hold
 from rules.testcode.changelog import FIX, OTHER, Entry
 from rules.testcode.testfiles import TestFile, TestFunction
@@ -501,6 +501,51 @@ def fragment_kinds(paths: Iterable[str]) -> frozenset[str]:
 _CLOSING = re.compile(r"\bfix(?:es|ed)?[\s:#-]{0,3}\d+\b", re.IGNORECASE)
 
 
+# On GitHub, the labels and issue type of the issues the PR closes (`Fixes #12`, read by
+# bot/github/linked.py) say what kind of change it is in the maintainers' terms, as a changelog fragment
+# does: a bug makes a fix of a PR whose title says nothing, a feature makes its "Fixes #12" the closing of
+# a feature request. Other labels ("question", "not a bug") and types ("Task") say nothing.
+_BUG_LABEL = re.compile(r"^(?:(?:type|kind)[ \t]*[:/][ \t]*)?(?:bug|bugfix|regression)$", re.IGNORECASE)
+_FEATURE_LABEL = re.compile(
+    r"^(?:(?:type|kind)[ \t]*[:/][ \t]*)?(?:enhancement|feature|feature[ \t]request|new[ \t]feature)$",
+    re.IGNORECASE,
+)
+
+
+def _issue_says(issue: LinkedIssue) -> Iterator[tuple[str, str]]:
+    """(what, where) for each label and the type of a linked issue."""
+    where = f"issue #{issue.number}, which the PR closes,"
+    if issue.type:
+        yield issue.type.strip(), f"the type of {where}"
+    for label in issue.labels:
+        yield label.strip(), f"a label of {where}"
+
+
+def linked_kinds(pr: PullRequest) -> frozenset[str]:
+    """What the linked issues say: "bugfix" for the issue type Bug or a bug label (`bug`, `type: bug`,
+    `kind/bug`, `bugfix`, `regression`), "feature" for the type Feature or an `enhancement` or `feature`
+    label."""
+    kinds = set()
+    for text, _ in (said for issue in pr.linked_issues for said in _issue_says(issue)):
+        if _BUG_LABEL.match(text):
+            kinds.add("bugfix")
+        elif _FEATURE_LABEL.match(text):
+            kinds.add("feature")
+    return frozenset(kinds)
+
+
+def _linked_cue(pr: PullRequest) -> Cue | None:
+    for text, where in (said for issue in pr.linked_issues for said in _issue_says(issue)):
+        if _BUG_LABEL.match(text):
+            return Cue(text.lower()[:30], where)
+    return None
+
+
+def _kinds(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry, ...]) -> frozenset[str]:
+    """Every kind the change says of itself: fragments, changelog entries, the title, linked issues."""
+    return fragments | entry_kinds(entries) | title_kinds(pr) | linked_kinds(pr)
+
+
 def pr_cues(
     pr: PullRequest,
     fragments: frozenset[str] = frozenset(),
@@ -508,13 +553,14 @@ def pr_cues(
     entries: tuple[Entry, ...] = (),
 ) -> list[Cue]:
     """Evidence that the PR fixes something: a strong word in its title, labels, branch or a commit
-    subject, a closing reference ("Fixes #12") in its description or a commit body, or a bugfix changelog
-    fragment. A change whose fragments all say another kind (feature, deprecation...) is no fix on the
-    strength of its descriptions or the commits inside it: projects close every kind of issue with
-    "Fix #12", and a feature branch has its "fix tests" commits. Changelog entries (under Fixed, Added...)
-    and the title's Conventional-Commits type say the kind as fragments do."""
+    subject, a closing reference ("Fixes #12") in its description or a commit body, a bug label or type
+    on an issue it closes (on GitHub), or a bugfix changelog fragment. A change whose fragments all say
+    another kind (feature, deprecation...) is no fix on the strength of its descriptions or the commits
+    inside it: projects close every kind of issue with "Fix #12", and a feature branch has its "fix
+    tests" commits. Changelog entries (under Fixed, Added...), the title's Conventional-Commits type and
+    the labels and types of the issues it closes say the kind as fragments do."""
     given = fragments
-    fragments = fragments | entry_kinds(entries) | title_kinds(pr)
+    fragments = _kinds(pr, fragments, entries)
     fix_fragment = bool(fragments & FIX_KINDS)
     bodies = (fix_fragment or not fragments) and not whole  # whole: only what speaks for the whole change
     # A feature's "fix #6881" title or branch closes the feature request.
@@ -533,8 +579,9 @@ def pr_cues(
         for m in _CLOSES.finditer(text)
     ]
     fragment = [Cue(sorted(given & FIX_KINDS)[0], "a changelog fragment")] if given & FIX_KINDS else []
+    linked = _linked_cue(pr)
     entry = _entry_cue(entries)
-    return said + closes + fragment + ([entry] if entry is not None else [])
+    return said + closes + ([linked] if linked else []) + fragment + ([entry] if entry is not None else [])
 
 
 def _subjects(pr: PullRequest) -> list[str]:
@@ -615,7 +662,7 @@ class PrEvidence:
 def pr_evidence(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry, ...] = ()) -> PrEvidence:
     fix = next(iter(pr_cues(pr, fragments, entries=entries)), None)
     whole = None
-    kinds = fragments | entry_kinds(entries) | title_kinds(pr)
+    kinds = _kinds(pr, fragments, entries)
     if fix is not None and not kinds - FIX_KINDS:
         whole = next(iter(pr_cues(pr, fragments, whole=True, entries=entries)), None)
     # A change that also says another kind (a deprecation beside the fix) leaves its entries' words to

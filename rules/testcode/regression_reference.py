@@ -46,7 +46,13 @@ from what the test and the PR say:
   `Bug fixes`, `Bugfixes`, `Fixes` or `Security` section is a fix, under `Added`, `Changed`,
   `Features`, `Deprecated`... another kind, and under a section of no kind its prose decides, as a
   title's; an old entry edited is no new entry). So does a title that opens with a feature's verb
-  ("Add ...", "Deprecate ...") and says no fix beyond closing an issue. Where all of these say
+  ("Add ...", "Deprecate ...") and says no fix beyond closing an issue. On GitHub (`bot review`,
+  `bot publish`) so do the labels and issue type of the issues of the same repository that the
+  description closes (`Fixes #12`, `Closes #12`, `Resolves owner/repo#12`, an issue URL; the first 5,
+  read only when the PR changes a Python file, one request each): the type Bug or a `bug`, `type:
+  bug`, `kind/bug`, `bugfix` or `regression` label makes it a fix PR, the type Feature or an
+  `enhancement` or `feature` label another kind; an issue that cannot be read gives no evidence
+  either way. `bot check` knows no linked issues. Where all of these say
   another kind than a fix (feature, deprecation, improvement, `feat:`...), only the title, labels and
   branch are evidence, not "Fix #12" in a description (projects close every kind of issue that way)
   nor the commits inside the PR ("fix tests"); with a feature (or deprecation, removal, breaking)
@@ -72,7 +78,8 @@ from what the test and the PR say:
 Each such test that names nothing is an error, and the message says what made it a regression test.
 The other new tests that name nothing get one notice for the whole PR, however many they are.
 `all-new-tests` takes every new test for a regression test (an error each); `fix-prs` every new test
-of a PR whose title, description, labels or (locally) commit messages say it fixes something;
+of a PR whose title, description, labels, (locally) commit messages or linked issues (their labels or
+type) say it fixes something;
 `marked` the tests whose name, docstring or pytest mark says regression, guard or bug. The message
 proposes a docstring naming the current PR when its number is known: the test's own text, never cut,
 followed by `Guards PR #828.` (`See PR #828.` when it already says what it guards).
@@ -120,6 +127,7 @@ from rules.testcode.regression_evidence import (
     changed_module,
     fragment_kind,
     fragment_kinds,
+    linked_kinds,
     name_words,
     own_cues,
     pr_evidence,
@@ -245,8 +253,10 @@ def accepts_issues(sentence: str | None) -> bool:
 
 
 def is_fix_pr(pr: PullRequest) -> bool:
-    """Whether the PR's title, description, labels or (locally) commit messages say it fixes something."""
-    return any(_FIX_WORDS.search(text) for text in (pr.title, pr.body, *pr.labels, *pr.commits))
+    """Whether the PR's title, description, labels, (locally) commit messages or (on GitHub) the labels or
+    type of the issues it closes say it fixes something."""
+    texts = (pr.title, pr.body, *pr.labels, *pr.commits)
+    return any(_FIX_WORDS.search(text) for text in texts) or bool(linked_kinds(pr) & FIX_KINDS)
 
 
 def is_marked(test: TestFunction) -> bool:
