@@ -8,7 +8,7 @@ that cost most to import (`python -X importtime`) and those a one-file check imp
 The runs use the bytecode cache as an installed bot does (pip compiles it): PYTHONDONTWRITEBYTECODE is
 dropped from their environment and one untimed run writes the cache first.
 
-    python3 benchmarks/hook.py [--runs N] [--imports] [--root PATH]   # --root: another checkout (before/after)
+    python3 benchmarks/hook.py [--runs N] [--imports] [--root PATH]  # --root: another checkout, before/after
 """
 
 from __future__ import annotations
