@@ -5,6 +5,7 @@ not on timings (benchmarks/hook.py measures those)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -49,19 +50,13 @@ def _imported(cwd: Path, tmp_path: Path, *argv: str) -> tuple[int, set[str], str
     proc = subprocess.run(
         [sys.executable, "-c", RUN, str(saved), *argv],
         cwd=cwd,
-        env={**_env(), "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
         check=True,
     )
     data = json.loads(saved.read_text(encoding="utf-8"))
     return data["code"], set(data["modules"]), proc.stdout
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    return {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
 
 
 def _heavy(modules: set[str]) -> list[str]:
