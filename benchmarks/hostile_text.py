@@ -33,6 +33,7 @@ from typing import Any
 import bot
 import rules
 from bot.git.diff import DiffError, parse_diff
+from bot.git.local import pr_number_of
 from bot.github.artifact import ArtifactError, load_artifact
 from bot.github.commands import parse_commands
 from bot.review.engine import review
@@ -40,7 +41,8 @@ from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize
 from rules.core.models import ChangeSet, FileChange, FileStatus, PullRequest
-from rules.testcode.regression_evidence import _IMPORT, pr_evidence
+from rules.testcode.changelog import Entry, added_entries, section_kind
+from rules.testcode.regression_evidence import _IMPORT, pr_evidence, validation_test
 from rules.training.claims import claims
 from rules.training.profiles import ProfileError, parse_profiles
 
@@ -300,6 +302,21 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
     "pr-evidence": lambda t: pr_evidence(
         PullRequest(title=t[:1000], body=t, head_ref=t[:200], labels=(t[:100],), commits=(t,)), frozenset()
     ),
+    # A changelog the PR changes: its entries with their sections, then what they say of a fix.
+    "changelog-entries": lambda t: added_entries(t, range(1, t.count("\n") + 2), t.splitlines()[:20]),
+    "changelog-evidence": lambda t: (
+        section_kind(t),
+        pr_evidence(
+            PullRequest(title=t[:1000], commits=(t[:1000],)),
+            frozenset(),
+            (Entry(t[:500], t[:80], ""), Entry(t[:500], t[:80], "other")),
+        ),
+        pr_evidence(PullRequest(title=f"fix({t[:40]}): {t[:1000]}"), frozenset()),
+    ),
+    # The PR number local mode takes from a squash or merge commit's subject.
+    "commit-subject-number": pr_number_of,
+    # A test's name read as one of a validation PR's validation tests.
+    "test-name-validation": validation_test,
     "pr-claims": claims,
     "test-file-comment": lambda t: _review(
         {"AGENTS.md": RULE_AGENTS},
@@ -368,6 +385,10 @@ NOT_RUN_HERE = {
     "rules.agents_md.reader._SWITCH_OFF": "on one clause of a rule sentence",
     "rules.agents_md.reader._SWITCH_ON": "on one clause of a rule sentence",
     "rules.agents_md.reader._VERDICT": "on one clause of a rule sentence",
+    "bot.cli.explain._LINK": "on one sentence as a Reading keeps it: at most MAX_SENTENCE (300) characters",
+    "bot.cli.explain._EMPHASIS": "on one sentence as a Reading keeps it, or one note: a few hundred chars",
+    "rules.agents_md.reader._GENERIC_RELAXED": "fullmatch on one relaxation a clause matched",
+    "rules.agents_md.reader._MAY_SKIP": "anchored match on one relaxation a clause matched",
     "rules.agents_md.trunk._TARGET": "on one rule sentence",
     "rules.agents_md.trunk._TRUNK_NAMES": "on one rule sentence",
 }

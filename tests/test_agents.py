@@ -265,7 +265,8 @@ def test_config_enables_at_root_but_nested_opt_out_holds(make_repo):
         ("Read @docs/AGENTS.md before you start.\n", "docs/AGENTS.md:3"),
         ("See [the rules](./docs/AGENTS.md).\n", "docs/AGENTS.md:3"),
         ("Follow AGENTS.md.\n\n- No tautological tests.\n", None),  # defers, but no AGENTS.md governs tests/
-        ("- Regression tests must name the PR they guard.\n", None),  # does not defer: ignored
+        # Does not defer, and no AGENTS.md governs the root: the CLAUDE.md is the root's agent guide.
+        ("- Regression tests must name the PR they guard.\n", "CLAUDE.md:1"),
     ],
 )
 def test_claude_md_that_defers(make_repo, claude, expected_source):

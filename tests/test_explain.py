@@ -112,7 +112,7 @@ def test_explain_shows_scopes_exceptions_and_overruled_permissions(make_repo, ca
     assert "line 7    turns on  AGT001 regression-test-without-reference (in tests/unit/ only):" in out
     assert "line 9    relaxes   AGT003 rewritten-test-expectation, overruled by AGENTS.md:8:" in out
     notes = out.split("Notes:")[1].split("Rules in force")[0]
-    assert "`AGENTS.md:9` relaxes AGT003" in notes and "the prohibition wins" in notes
+    assert "AGENTS.md:9 relaxes AGT003" in notes and "the prohibition wins" in notes
     root = _states(out.split("Rules in force in the repository root:")[1])
     assert (
         root["AGT001"] == "off"

@@ -130,3 +130,23 @@ def test_profiles_past_the_cut_that_may_follow_a_changed_config_leave_the_review
         f"{st.base[:12]} (over 100,000))",
     )
     assert ctx.report.verdict == "needs-work" and "status:ready" not in st.labels
+
+
+def test_a_guide_in_dot_github_past_the_cut_is_found(gh):
+    # No AGENTS.md anywhere: the root's .github/copilot-instructions.md is the policy, and the cut hides it.
+    st = ghapi.PullState()
+    st.files = [ghapi.pr_file(TEST, patch=PATCH, status="added", changes=3)]
+    others = {f"aaa/mod{i:02}.py": "x = 1\n" for i in range(30)}
+    base = {"README.md": "hi\n", **others, "pkg/sub/x.py": "y = 2\n"}
+    base[".github/copilot-instructions.md"] = AGENTS_AGT001
+    base[".github/workflows/ci.yml"] = "on: push\n"
+    st.trees = {st.base: base, st.head: {**base, TEST: TEXT}}
+    st.tree_cut[st.base] = 20
+    st.repo_labels = list(ghapi.BOT_LABELS)
+    ghapi.serve(gh, st)
+    ctx = review(gh, None)
+    found = [(f.rule, f.source) for f in ctx.report.findings]
+    assert found == [("AGT001", ".github/copilot-instructions.md:3")]
+    assert ctx.report.incomplete == ()
+    # The recursive listing, the root, .github, pkg and pkg/sub (.github/workflows is not read).
+    assert len(_tree_reads(gh)) == 5

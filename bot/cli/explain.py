@@ -1,13 +1,18 @@
-"""`bot rules --explain`: which AGENTS.md lines turn on which rule, and which lines were not understood."""
+"""`bot rules --explain`: which AGENTS.md lines turn on which rule, and which lines were not understood.
+
+As plain text for a terminal (the guides' markdown emphasis and code marks dropped), or as JSON with every
+sentence, so that a corpus of guides can be scored through the command line.
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from bot.git.local import GitReader, open_repo, resolve
-from bot.review.engine import read_config
-from rules.agents_md.reader import Policy, PolicyFile, load_policy
+from bot.review.engine import enabled, read_config
+from rules.agents_md.reader import Policy, PolicyFile, Reading, load_policy
 from rules.agents_md.trunk import trunk_named
 from rules.catalog import REGISTRY
 from rules.core.base import Context, Review, Rule, Statement, in_scope
@@ -23,7 +28,7 @@ def policy_at(repo: str | Path, rev: str) -> tuple[ChangeSet, Policy, Review]:
     config, _ = read_config(changeset)
     # An AGENTS.md under a path the config excludes is not read by the review, so it is not explained.
     changeset = changeset.without(config.exclude)
-    policy = load_policy(changeset, REGISTRY.values())
+    policy = load_policy(changeset, REGISTRY.values(), config.agent_guides)
     return (
         changeset,
         policy,
@@ -34,6 +39,16 @@ def policy_at(repo: str | Path, rev: str) -> tuple[ChangeSet, Policy, Review]:
             rule_codes=frozenset(REGISTRY),
         ),
     )
+
+
+# Markdown that a terminal would show as raw marks: emphasis, code spans, links (their text is kept).
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
+_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|`")
+
+
+def plain(text: str) -> str:
+    """A guide's markdown sentence as plain text: "**Don't** use `mock`" -> "Don't use mock"."""
+    return _EMPHASIS.sub("", _LINK.sub(r"\1", text))
 
 
 def _label(code: str) -> str:
@@ -59,19 +74,33 @@ def _narrowed(statements: list[Statement], scope: str) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def _file_lines(f: PolicyFile, policy: Policy, every_sentence: bool) -> list[str]:
+def _head(f: PolicyFile) -> str:
     path, scope = one_line(f.path), one_line(f.scope)
     where = "the whole repository" if f.scope == "" else f"{scope}/"
-    head = f"{path} (governs {where})"
     if f.defers_to is not None:
         target = one_line(f.defers_to) or "an AGENTS.md that does not exist"
-        head = f"{path} (defers to {target}; governs {where})"
-    out = [head]
+        return f"{path} (defers to {target}; governs {where})"
+    if f.path.rpartition("/")[2] != "AGENTS.md":
+        return f"{path} (agent guide, no AGENTS.md governs its folder; governs {where})"
+    return f"{path} (governs {where})"
+
+
+# What a sentence of the "known" families is about, for the explanation.
+_KNOWN = {"fail-without-fix": "a new test must fail without the fix (no rule checks this yet)"}
+
+
+def _switched_on(review: Review) -> set[str]:
+    """Rules that something turns on: a sentence, `.github/bot.yml`, or being on by default."""
+    return {code for code, rule in REGISTRY.items() if enabled(rule, review.config, review.statements)}
+
+
+def _file_lines(f: PolicyFile, policy: Policy, every_sentence: bool, live: set[str]) -> list[str]:
+    out = [_head(f)]
     if f.error:
         return [*out, f"  not read: {f.error}"]
     hidden = 0
     for r in f.readings:
-        text = one_line(r.text, 160)
+        text = one_line(plain(r.text), 160)
         for code in r.on:
             mine = [
                 st
@@ -88,7 +117,13 @@ def _file_lines(f: PolicyFile, policy: Policy, every_sentence: bool) -> list[str
                 ),
                 None,
             )
-            if winner is None:
+            if winner is None and code not in live:
+                # Nothing turns the rule on: the sentence changes nothing, and saying "turns off" would
+                # suggest it did.
+                out.append(
+                    f'  line {r.line:<4} relaxes   {_label(code)}, which nothing turns on here: "{text}"'
+                )
+            elif winner is None:
                 mine = [
                     st
                     for st in policy.statements.get(code, ())
@@ -100,6 +135,8 @@ def _file_lines(f: PolicyFile, policy: Policy, every_sentence: bool) -> list[str
                 out.append(
                     f'  line {r.line:<4} relaxes   {_label(code)}, overruled by {winner.source}: "{text}"'
                 )
+        for name in r.known:
+            out.append(f'  line {r.line:<4} known:    {_KNOWN.get(name, name)}: "{text}"')
         if not r.understood and not r.heading:
             if every_sentence or _ABOUT_RULES.search(r.text):
                 out.append(f'  line {r.line:<4} not understood: "{text}"')
@@ -144,13 +181,16 @@ def explain(repo: str | Path, rev: str = "HEAD", every_sentence: bool = False) -
     changeset, policy, review = policy_at(repo, rev)
     out = [f"Policy at {rev} ({changeset.base_sha[:7]})", ""]
     if not policy.files:
-        out += ["No AGENTS.md (or CLAUDE.md deferring to one) at this revision.", ""]
+        out += ["No AGENTS.md (nor another agent guide: CLAUDE.md, GEMINI.md, ...) at this revision.", ""]
+    live = _switched_on(review)
     for f in policy.files:
-        out += [*_file_lines(f, policy, every_sentence), ""]
-    # Opt-outs and overruled permissions, as the review's notes word them.
-    said = [n for n in policy.notes() if n.startswith("`")]
+        out += [*_file_lines(f, policy, every_sentence, live), ""]
+    # Opt-outs and overruled permissions, as the review's notes word them; not an opt-out of a rule that
+    # nothing turns on (the file's lines say that sentence changes nothing).
+    idle = [f" turns {code} off" for code in REGISTRY if code not in live]
+    said = [n for n in policy.notes() if n.startswith("`") and not any(i in n for i in idle)]
     if said:
-        out += ["Notes:", *(f"  {one_line(n, 400)}" for n in said), ""]
+        out += ["Notes:", *(f"  {one_line(plain(n), 400)}" for n in said), ""]
     settings = [
         f"{code}: " + ", ".join(f"{k}={v}" for k, v in s.model_dump(exclude_defaults=True).items())
         for code, s in review.config.rules.items()
@@ -166,3 +206,93 @@ def explain(repo: str | Path, rev: str = "HEAD", every_sentence: bool = False) -
             out.append(f"  {rule.code} {rule.name:<36} {state}{extra}")
         out.append("")
     return "\n".join(out)
+
+
+def _statements_of(policy: Policy, code: str, f: PolicyFile, r: Reading, effect: str) -> list[Any]:
+    """The statements of `code` this sentence made with `effect`, for the folders it governs."""
+    return [
+        st
+        for st in policy.statements.get(code, ())
+        if (st.path, st.line, st.effect) == (f.path, r.line, effect) and in_scope(st.scope, f.scope)
+    ]
+
+
+def _sentence(f: PolicyFile, r: Reading, policy: Policy, live: set[str]) -> dict[str, Any]:
+    """One sentence of a guide: what it turns on (and where), off, what it is known to ask, or nothing."""
+    on = []
+    for code in r.on:
+        mine = _statements_of(policy, code, f, r, "on")
+        on.append(
+            {
+                "rule": code,
+                "scopes": sorted({st.scope for st in mine}) or [f.scope],
+                "except": sorted({ex for st in mine for ex in st.exclude}),
+            }
+        )
+    off = []
+    for code in r.off:
+        overruled = next(
+            (
+                c.kept.source
+                for c in policy.conflicts
+                if c.code == code and (c.dropped.path, c.dropped.line) == (f.path, r.line)
+            ),
+            None,
+        )
+        mine = _statements_of(policy, code, f, r, "off")
+        off.append(
+            {
+                "rule": code,
+                "scopes": sorted({st.scope for st in mine}) or [f.scope],
+                "overruled_by": overruled,
+                "rule_is_on": code in live,
+            }
+        )
+    if r.heading and not r.understood:
+        status = "heading"
+    elif r.on or r.off:
+        status = "understood"
+    elif r.known:
+        status = "known"
+    else:
+        status = "not understood"
+    return {
+        "file": f.path,
+        "line": r.line,
+        "text": r.text,
+        "heading": r.heading,
+        "status": status,
+        "on": on,
+        "off": off,
+        "known": list(r.known),
+        "too_long": r.too_long,
+    }
+
+
+def explain_json(repo: str | Path, rev: str = "HEAD") -> dict[str, Any]:
+    """The explanation as data: every sentence of every guide, the notes and the rules in force."""
+    changeset, policy, review = policy_at(repo, rev)
+    live = _switched_on(review)
+    files = []
+    for f in policy.files:
+        files.append(
+            {
+                "path": f.path,
+                "governs": f.scope,
+                "defers_to": f.defers_to,
+                "error": f.error,
+                "sentences": [_sentence(f, r, policy, live) for r in f.readings if not r.cut],
+            }
+        )
+    scopes = sorted({f.scope for f in policy.files} | {""}, key=lambda s: (s.count("/") + bool(s), s))
+    in_force = {
+        scope: {rule.code: _state(review, rule, scope) for rule in REGISTRY.values()} for scope in scopes
+    }
+    return {
+        "revision": rev,
+        "sha": changeset.base_sha,
+        "files": files,
+        "notes": [plain(n) for n in policy.notes()],
+        "rules_in_force": in_force,
+        "trunk": _trunk(review),
+    }

@@ -145,11 +145,16 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rules", help="list the rules with their documentation")
     r.add_argument(
         "--format",
-        choices=("text", "markdown"),
+        choices=("text", "markdown", "json"),
         default="text",
-        help="text (default), or markdown: the page docs/rules.md is generated as",
+        help="text (default); markdown: the page docs/rules.md is generated as; json: the rules, or with "
+        "--explain every sentence of the agent guides with what it turns on, off or scopes",
     )
-    r.add_argument("--explain", action="store_true", help="show which AGENTS.md lines turn on which rule")
+    r.add_argument(
+        "--explain",
+        action="store_true",
+        help="show which lines of AGENTS.md (or another agent guide) turn on which rule",
+    )
     r.add_argument("--repo", default=".", help="with --explain: git repository (default: current directory)")
     r.add_argument(
         "--base", default="HEAD", help="with --explain: revision whose policy to read (default: HEAD)"
@@ -488,12 +493,27 @@ def cmd_example(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from bot.review.docs import rules_markdown, rules_text
+    import json
 
+    from bot.review.docs import rules_markdown, rules_text
+    from rules.catalog import REGISTRY
+
+    if args.explain and args.format == "json":
+        from bot.cli.explain import explain_json
+
+        sys.stdout.write(json.dumps(explain_json(args.repo, args.base), indent=2) + "\n")
+        return 0
     if args.explain:
         from bot.cli.explain import explain
 
         sys.stdout.write(explain(args.repo, args.base, every_sentence=args.all_sentences))
+        return 0
+    if args.format == "json":
+        rules = [
+            {"code": r.code, "name": r.name, "severity": r.severity.value, "summary": r.summary}
+            for r in REGISTRY.values()
+        ]
+        sys.stdout.write(json.dumps(rules, indent=2) + "\n")
         return 0
     sys.stdout.write(rules_markdown() if args.format == "markdown" else rules_text())
     return 0

@@ -26,7 +26,9 @@ from rules.core.models import (
     UnreadableFile,
     oversized,
 )
-from rules.core.policy_files import is_policy_path
+from rules.core.policy_files import AGENT_GUIDES, is_policy_path
+from rules.testcode.changelog import is_changelog
+from rules.testcode.regression_evidence import FIX_KINDS, fragment_kind
 
 log = logging.getLogger(__name__)
 
@@ -197,8 +199,9 @@ class ApiReader:
 
         The policy that governs a file is the AGENTS.md (and CLAUDE.md) in its folder and the folders above
         it, and pytest's settings are at the root: with those folders complete, every policy file the
-        review applies is seen, wherever the cut fell. Past TREE_READS folders, or when a read fails, the
-        review is not complete (a fault) rather than judged on a partial policy.
+        review applies is seen, wherever the cut fell (and a `.github/` or `.claude/` such a folder holds,
+        for the agent guides kept there). Past TREE_READS folders, or when a read fails, the review is not
+        complete (a fault) rather than judged on a partial policy.
         """
         where = f"the file list at {rev[:12]}"
         log.info("GitHub gave only part of %s (%d files); reading folders", where, len(paths))
@@ -230,7 +233,16 @@ class ApiReader:
                     found[path] = None
                 elif e.type == "tree" and path in self._folders:
                     shas[path] = e.sha
+                elif e.type == "tree" and e.path in GUIDE_FOLDERS:
+                    # `.github/copilot-instructions.md`, `.claude/CLAUDE.md`: a guide of this folder one
+                    # folder down. Read only where the folder is there (one request each, most often none).
+                    shas[path] = e.sha
+                    folders.append(path)
         return tuple(found)
+
+
+# The folders of the default agent guides that sit one folder below the folder they govern.
+GUIDE_FOLDERS = frozenset(g.rpartition("/")[0] for g in AGENT_GUIDES if "/" in g)
 
 
 def folders_of(path: str) -> tuple[str, ...]:
@@ -433,13 +445,16 @@ def load_pull(
 
 def read_by_rules(path: str, config: Config) -> bool:
     """Whether a rule reads this file's text: what matters, any TOML (recognised by shape), Python modules
-    the profile globs name (they may hold profile dicts), and CLAUDE.md."""
+    the profile globs name (they may hold profile dicts), the agent guides, and the changelogs and bugfix
+    fragments AGT001 reads for what the PR says it fixes."""
     p = config.profiles
     return (
         matters(path, config)
-        or is_policy_path(path)
+        or is_policy_path(path, config.agent_guides)
         or path.endswith(".toml")
         or (path.endswith(".py") and globs.match(path, p.python_globs))
+        or is_changelog(path)
+        or fragment_kind(path) in FIX_KINDS
     )
 
 
@@ -452,8 +467,9 @@ def reads_needed(changeset: ChangeSet, config: Config) -> tuple[tuple[str, str],
             wanted.append((cs.head_sha, f.path))
         if f.base_path is not None and read_by_rules(f.base_path, config):
             wanted.append((cs.base_sha, f.base_path))
-    # The policy at base: every AGENTS.md and CLAUDE.md the base tree lists (the listing is read anyway).
-    wanted += [(cs.base_sha, p) for p in cs.base_paths() if is_policy_path(p)]
+    # The policy at base: every AGENTS.md and other agent guide the base tree lists (the listing is read
+    # anyway).
+    wanted += [(cs.base_sha, p) for p in cs.base_paths() if is_policy_path(p, config.agent_guides)]
     return tuple(wanted)
 
 

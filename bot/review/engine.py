@@ -179,7 +179,7 @@ def _review(
             config, problems = read_config(changeset, config_path)
         head_problems, config_note = _head_config(changeset, config_path)
     changeset = changeset.without(config.exclude)
-    policy = load_policy(changeset, rules.values())
+    policy = load_policy(changeset, rules.values(), config.agent_guides)
     state = Review(
         changeset=changeset,
         config=config,

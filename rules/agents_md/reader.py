@@ -1,9 +1,12 @@
 """AGENTS.md discovery at the base revision, and the sentences in it that turn rules on or off.
 
-Every AGENTS.md governs its own folder and everything below it; the nearest one wins. A CLAUDE.md that
-mentions AGENTS.md defers to it: its own sentences count too, and an AGENTS.md it points to elsewhere
-governs the CLAUDE.md's folder. A CLAUDE.md that does not mention AGENTS.md is not shared policy and is
-ignored. The PR's own edits of these files are reported, never applied: they take effect after merge.
+Every AGENTS.md governs its own folder and everything below it; the nearest one wins. Another agent guide
+(CLAUDE.md, .claude/CLAUDE.md, GEMINI.md, .github/copilot-instructions.md: `agent_guides` in the config)
+that mentions AGENTS.md defers to it: its own sentences count too, and an AGENTS.md it points to elsewhere
+governs the guide's folder. A guide that does not mention AGENTS.md is the policy of its folder where no
+AGENTS.md governs that folder (a repository whose only guide is CLAUDE.md), and is ignored where one does:
+the AGENTS.md is the shared policy there. The PR's own edits of these files are reported, never applied:
+they take effect after merge.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from rules.agents_md import families
 from rules.agents_md.linear import Gated
 from rules.core.base import Rule, Statement, in_scope
 from rules.core.lines import git_lines
 from rules.core.models import ChangeSet, FileStatus, PolicyChange, UnreadableFile
-from rules.core.policy_files import POINTER_NAME, POLICY_NAME, is_policy_path
+from rules.core.policy_files import AGENT_GUIDES, POLICY_NAME, guide_folder, is_policy_path
 
 MAX_SENTENCE = 300
 # Real rule sentences are a few hundred characters (the longest in the labelled corpus: 414). A longer one
@@ -46,6 +50,14 @@ _RELAXED = re.compile(
     r"(?:may|can)\s+(?:omit|skip|ignore))\b",
     re.IGNORECASE,
 )
+# Relaxations that say nothing of what they relax: "does not apply", "exempt", "may skip". They relax a rule
+# only where its subject is theirs: before them ("Tautological tests are exempt in `legacy/`"), or for "may
+# skip", after ("You may skip updating tests for docs"); never "If a row does not apply (... no tests),
+# write N/A", whose subject is the row.
+_GENERIC_RELAXED = re.compile(
+    r"exempt(?:ed)?|(?:do|does)(?:\s+not|n't)\s+apply|(?:may|can)\s+(?:omit|skip|ignore)", re.IGNORECASE
+)
+_MAY_SKIP = re.compile(r"(?:may|can)\s", re.IGNORECASE)
 # A word that negates the verb of a convention ("do not name", "never cite", "no need to reference").
 NEGATION = re.compile(r"(?:\b(?:not|never|no|neither|nor|without)\b|n't\b)", re.IGNORECASE)
 # After a negated verb, a verdict that makes the sentence a requirement again ("... that do not name a PR
@@ -69,7 +81,7 @@ _DIRECTIVE = re.compile(
 # A heading over a list of things not to do: each item is read as a prohibition.
 _DONT_HEADING = re.compile(
     r"^\W*(?:don't|do\s+not|never|avoid|anti-?patterns?|forbidden|prohibited|not\s+allowed|what\s+not\s+to\s+do"
-    r"|things\s+to\s+avoid)\b",
+    r"|things\s+to\s+avoid|must\s+not|must\s+never|mustn't|should\s+not|shouldn't)\b",
     re.IGNORECASE,
 )
 
@@ -108,6 +120,8 @@ class Reading:
     heading: bool = False
     # For each rule turned on, the clause (its index in `clauses(text)`) that asks for it.
     asked_in: tuple[tuple[str, int], ...] = ()
+    # Conventions understood that no rule checks yet (families.KNOWN), e.g. "fail-without-fix".
+    known: tuple[str, ...] = ()
     # The sentence is over MAX_RULE_SENTENCE characters: reported, not read.
     too_long: bool = False
     # Reading stopped before this sentence: the file holds more than MAX_SENTENCES.
@@ -115,7 +129,7 @@ class Reading:
 
     @property
     def understood(self) -> bool:
-        return bool(self.on or self.off)
+        return bool(self.on or self.off or self.known)
 
     def folders_of(self, code: str) -> Folders:
         """The folders the sentence asks for a rule in and leaves out: a folder counts where the clause
@@ -130,12 +144,12 @@ class Reading:
 
 @dataclass(frozen=True)
 class PolicyFile:
-    """One AGENTS.md or deferring CLAUDE.md at a revision, read sentence by sentence."""
+    """One AGENTS.md or other agent guide at a revision, read sentence by sentence."""
 
     path: str
     scope: str
     readings: tuple[Reading, ...] = ()
-    defers_to: str | None = None  # for a CLAUDE.md: the AGENTS.md it points to
+    defers_to: str | None = None  # for another agent guide: the AGENTS.md it points to
     error: str | None = None  # why the file could not be read
 
 
@@ -183,8 +197,8 @@ class Policy:
         ]
         if not self.paths:
             out.append(
-                "No AGENTS.md at the base revision: rules that come from AGENTS.md are off "
-                "unless `.github/bot.yml` enables them."
+                "No AGENTS.md at the base revision (nor another agent guide: CLAUDE.md, GEMINI.md, ...): "
+                "rules that come from AGENTS.md are off unless `.github/bot.yml` enables them."
             )
         for c in self.conflicts:
             out.append(
@@ -363,12 +377,18 @@ def normalise(sentence: str) -> str:
 
 @dataclass(frozen=True)
 class Recogniser:
-    """The compiled AGENTS.md patterns of a set of rules."""
+    """The compiled AGENTS.md patterns of a set of rules, and the phrasing families (families.py)."""
 
     rules: tuple[tuple[Rule, tuple[Gated, ...]], ...]
     names: re.Pattern[str] | None
     # A rule's code or name, lower-cased, -> its code: what `names` matches, resolved.
     codes: dict[str, str] = field(default_factory=dict)
+    # Rule code -> the family phrasings that turn it on too (only for rules in `rules`).
+    families: tuple[tuple[str, tuple[Gated, ...]], ...] = ()
+    # Conventions no rule checks yet -> their phrasings: read as "known", turning nothing on.
+    known: tuple[tuple[str, tuple[Gated, ...]], ...] = ()
+    # A family's name (a rule code or a known convention) -> a word all its phrasings hold (families.GATES).
+    gates: dict[str, re.Pattern[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, rules: Iterable[Rule]) -> Recogniser:
@@ -378,7 +398,18 @@ class Recogniser:
         names = (
             re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE) if words else None
         )
-        return cls(compiled, names, {w.lower(): r.code for r in rules for w in (r.code, r.name)})
+        present = {r.code for r in rules}
+        extra = tuple(
+            (code, tuple(Gated.compile(p) for p in sources))
+            for code, sources in families.TURNS_ON.items()
+            if code in present
+        )
+        known = tuple(
+            (name, tuple(Gated.compile(p) for p in sources)) for name, sources in families.KNOWN.items()
+        )
+        gates = {name: re.compile(word, re.IGNORECASE) for name, word in families.GATES.items()}
+        codes = {w.lower(): r.code for r in rules for w in (r.code, r.name)}
+        return cls(compiled, names, codes, extra, known, gates)
 
     def read(self, line: int, sentence: str, heading: bool = False, prohibited: bool = False) -> Reading:
         """Which rules one sentence turns on and off.
@@ -393,26 +424,70 @@ class Recogniser:
             text = "Don't " + text
         on: dict[str, int] = {}
         off: dict[str, None] = {}
-        for index, clause in enumerate(clauses(text)):
-            relaxed = bool(_RELAXED.search(clause))
+        parts = clauses(text)
+        for index, clause in enumerate(parts):
+            relaxations = list(_RELAXED.finditer(clause))
             named = self._named(clause)
             for rule, patterns in self.rules:
                 if rule.code in named:
-                    explicit_off = relaxed or _SWITCH_OFF.search(clause)
+                    # The rule named is the subject: any relaxation in the clause is about it.
+                    explicit_off = relaxations or _SWITCH_OFF.search(clause)
                     if explicit_off:
                         off[rule.code] = None
                     elif _SWITCH_ON.search(clause):
                         on.setdefault(rule.code, index)
                     continue
-                effect = self._effect(clause, patterns, relaxed)
+                effect = self._effect(clause, patterns, relaxations)
                 if effect == "on":
                     on.setdefault(rule.code, index)
                 elif effect == "off":
                     off[rule.code] = None
-        return Reading(line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading, tuple(on.items()))
+        # The families are matched on the whole sentence ("Base branch: `main`" is one statement although a
+        # colon splits clauses), each match in the clause it starts in; they only ever turn a rule on.
+        starts = _clause_starts(text, parts)
+        for code, patterns in self.families:
+            if code in on or code in off or not self._gate(code, text):
+                continue
+            at = self._family_match(text, parts, starts, patterns)
+            if at is not None:
+                on[code] = at
+        known = tuple(
+            name
+            for name, patterns in self.known
+            if self._gate(name, text) and self._family_match(text, parts, starts, patterns) is not None
+        )
+        return Reading(
+            line, sentence[:MAX_SENTENCE], tuple(on), tuple(off), heading, tuple(on.items()), known
+        )
+
+    def _gate(self, name: str, text: str) -> bool:
+        gate = self.gates.get(name)
+        return gate is None or gate.search(text) is not None
 
     @staticmethod
-    def _effect(clause: str, patterns: tuple[Gated, ...], relaxed: bool) -> str | None:
+    def _family_match(
+        text: str, parts: list[str], starts: list[int], patterns: tuple[Gated, ...]
+    ) -> int | None:
+        """The clause index where a family phrasing asks for its convention, or None.
+
+        Not where that clause relaxes something ("... is fine"), nor where a negation undoes the verb the
+        phrasing marks as `act` ("don't open PRs against main"), unless a verdict follows.
+        """
+        for pattern in patterns:
+            match = pattern.search(text)
+            if match is None:
+                continue
+            index = max(0, bisect.bisect_right(starts, match.start()) - 1)
+            if _RELAXED.search(parts[index]):
+                continue
+            if "act" in pattern.groupindex and match.start("act") >= 0:
+                if negated(text, match.start("act")) and not _VERDICT.search(text, match.end("act")):
+                    continue
+            return index
+        return None
+
+    @staticmethod
+    def _effect(clause: str, patterns: tuple[Gated, ...], relaxations: list[re.Match[str]]) -> str | None:
         """ "on", "off" or None for one rule's patterns in one clause.
 
         A pattern with a group named `topic` only names what the rule is about ("tautological tests"):
@@ -421,12 +496,16 @@ class Recogniser:
         clause's last comma and that verb ("we do not require tests to name a PR", "don't cite PRs in
         docstrings") undoes the convention: the clause is then an opt-out if it relaxes the rule, a
         requirement if a verdict follows ("... that do not name a PR are rejected"), else nothing.
+        A generic relaxation ("does not apply", "exempt", "may skip") relaxes the rule only where what the
+        pattern matched is its subject (_relaxes).
         """
         found = None
+        relaxed = False
         for pattern in patterns:
             match = pattern.search(clause)
             if match is None:
                 continue
+            relaxed = _relaxes(relaxations, match)
             if "topic" in pattern.groupindex:
                 # Only names what the rule is about: it counts where the clause relaxes the rule.
                 found = found or ("off" if relaxed else None)
@@ -451,6 +530,27 @@ class Recogniser:
         return {self.codes[m.group(1).lower()] for m in self.names.finditer(clause)}
 
 
+def _relaxes(relaxations: list[re.Match[str]], match: re.Match[str]) -> bool:
+    """Whether one of a clause's relaxations is about what a pattern matched there."""
+    for relax in relaxations:
+        if not _GENERIC_RELAXED.fullmatch(relax.group()):
+            return True
+        # "X is exempt", "X does not apply here": the subject stands before; "may skip X": after.
+        if relax.start() >= match.end() or (_MAY_SKIP.match(relax.group()) and relax.end() <= match.start()):
+            return True
+    return False
+
+
+def _clause_starts(text: str, parts: list[str]) -> list[int]:
+    """Where each of `clauses(text)` starts in text."""
+    starts, at = [], 0
+    for part in parts:
+        at = text.find(part, at) if part else at
+        starts.append(max(at, 0))
+        at += len(part)
+    return starts
+
+
 def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ...]:
     """Every sentence of one policy file with the rules it turns on and off."""
     out = []
@@ -468,12 +568,13 @@ def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ..
     return tuple(out)
 
 
-def _deferral(path: str, text: str, existing: set[str]) -> str | None:
-    """The AGENTS.md a CLAUDE.md defers to, or None when it does not mention one."""
+def _deferral(path: str, text: str, existing: set[str], guides: tuple[str, ...] = AGENT_GUIDES) -> str | None:
+    """The AGENTS.md an agent guide defers to, or None when it does not mention one."""
     mentions = _DEFERS_TO.findall(text)
     if not mentions:
         return None
-    folder = scope_of(path)
+    folder = guide_folder(path, guides)
+    folder = scope_of(path) if folder is None else folder
     for mention in mentions:
         target = (
             posixpath.normpath(posixpath.join(folder, mention))
@@ -491,26 +592,43 @@ def _deferral(path: str, text: str, existing: set[str]) -> str | None:
     return ""
 
 
-def _read(text_of, paths: Iterable[str], recogniser: Recogniser) -> tuple[PolicyFile, ...]:
-    """Policy files among paths, root first, each read with text_of(path) (which may raise UnreadableFile)."""
-    candidates = sorted((p for p in paths if is_policy_path(p)), key=lambda p: (p.count("/"), p))
-    agents = {p for p in candidates if PurePosixPath(p).name == POLICY_NAME}
+def _read(
+    text_of,
+    paths: Iterable[str],
+    recogniser: Recogniser,
+    guides: tuple[str, ...] = AGENT_GUIDES,
+    agents: Iterable[str] | None = None,
+) -> tuple[PolicyFile, ...]:
+    """Policy files among paths, root first, each read with text_of(path) (which may raise UnreadableFile).
+
+    `agents`: the AGENTS.md files of the revision, when `paths` is not its whole listing (a PR's edit).
+    """
+    candidates = sorted((p for p in paths if is_policy_path(p, guides)), key=lambda p: (p.count("/"), p))
+    every = candidates if agents is None else [*agents, *candidates]
+    existing = {p for p in every if PurePosixPath(p).name == POLICY_NAME}
+    governed = {scope_of(p) for p in existing}
     out = []
     for path in candidates:
+        is_agents = PurePosixPath(path).name == POLICY_NAME
+        folder = scope_of(path) if is_agents else guide_folder(path, guides)
+        if folder is None:
+            continue
+        # Where an AGENTS.md governs the folder, another guide counts only by deferring to it.
+        alone = is_agents or not any(in_scope(folder, scope) for scope in governed)
         try:
             text = text_of(path)
         except UnreadableFile as exc:
-            if PurePosixPath(path).name == POLICY_NAME:
-                out.append(PolicyFile(path, scope_of(path), error=exc.reason))
+            if alone:
+                out.append(PolicyFile(path, folder, error=exc.reason))
             continue
         if text is None:
             continue
         defers = None
-        if PurePosixPath(path).name == POINTER_NAME:
-            defers = _deferral(path, text, agents)
-            if defers is None:
+        if not is_agents:
+            defers = _deferral(path, text, existing, guides)
+            if defers is None and not alone:
                 continue
-        out.append(PolicyFile(path, scope_of(path), read_file(path, text, recogniser), defers))
+        out.append(PolicyFile(path, folder, read_file(path, text, recogniser), defers))
     return tuple(out)
 
 
@@ -636,11 +754,16 @@ def _effects(f: PolicyFile | None) -> dict[str, str]:
 
 
 def _changes(
-    changeset: ChangeSet, base: tuple[PolicyFile, ...], recogniser: Recogniser
+    changeset: ChangeSet,
+    base: tuple[PolicyFile, ...],
+    recogniser: Recogniser,
+    guides: tuple[str, ...] = AGENT_GUIDES,
 ) -> tuple[PolicyChange, ...]:
     """What the PR's edits of policy files would change once merged."""
     edited = [
-        f for f in changeset.files if is_policy_path(f.path) or (f.old_path and is_policy_path(f.old_path))
+        f
+        for f in changeset.files
+        if is_policy_path(f.path, guides) or (f.old_path and is_policy_path(f.old_path, guides))
     ]
     if not edited:
         return ()
@@ -649,8 +772,9 @@ def _changes(
     for change in edited:
         before = by_path.get(change.base_path or "")
         after = None
-        if change.status is not FileStatus.REMOVED and is_policy_path(change.path):
-            head = _read(changeset.head_text, [change.path], recogniser)
+        if change.status is not FileStatus.REMOVED and is_policy_path(change.path, guides):
+            agents = [f.path for f in base if PurePosixPath(f.path).name == POLICY_NAME]
+            head = _read(changeset.head_text, [change.path], recogniser, guides, agents)
             after = head[0] if head else None
         old, new = _effects(before), _effects(after)
         added = tuple(sorted(c for c, e in new.items() if e == "on" and old.get(c) != "on"))
@@ -680,11 +804,14 @@ def warm(rules: Iterable[Rule]) -> None:
             pattern.first()
 
 
-def load_policy(changeset: ChangeSet, rules: Iterable[Rule]) -> Policy:
-    """The policy at base (AGENTS.md and deferring CLAUDE.md files), and what the PR's edits would change."""
+def load_policy(
+    changeset: ChangeSet, rules: Iterable[Rule], guides: tuple[str, ...] = AGENT_GUIDES
+) -> Policy:
+    """The policy at base (AGENTS.md files and the other agent guides, `guides`), and what the PR's edits
+    would change."""
     recogniser = Recogniser.of(rules)
-    files = _read(changeset.base_text, changeset.base_paths(), recogniser)
-    return policy_of(files, _changes(changeset, files, recogniser))
+    files = _read(changeset.base_text, changeset.base_paths(), recogniser, guides)
+    return policy_of(files, _changes(changeset, files, recogniser, guides))
 
 
 def discover(changeset: ChangeSet, rules: Iterable[Rule]) -> dict[str, tuple[Statement, ...]]:

@@ -28,15 +28,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from rules.agents_md import families
 from rules.agents_md.reader import negated, normalise
 from rules.core.base import Context, Rule, Statement
 from rules.core.models import Finding, Severity
 
 # PRs in general, not one kind of them ("Release PRs go to main" says nothing of feature PRs).
-_ALL_PRS = (
-    r"(?<!hotfix\s)(?<!hotfix-)(?<!release\s)(?<!backport\s)(?<!dependabot\s)(?<!renovate\s)(?<!docs\s)"
-    r"\b(?:PRs?|pull\s+requests?|merge\s+requests?)\b"
-)
+_ALL_PRS = families.ALL_PRS
 _BRANCH = r"['\"]?([A-Za-z0-9][\w./-]*[\w])['\"]?"
 # Where a sentence names the trunk, most telling first.
 _TRUNK_NAMES = tuple(
@@ -49,6 +47,9 @@ _TRUNK_NAMES = tuple(
         _BRANCH + r"\s+is\s+(?:the|our)\s+trunk\b",
         r"\btrunk\s+(?:is|branch\s+is|=|:)\s+" + _BRANCH,
         r"\bbase\s+branch\s+(?:is|should\s+be|must\s+be)\s+(?:always\s+)?" + _BRANCH,
+        # The trunk family's phrasings ("The default branch is `master`", "Always use `dev` as the base
+        # branch"): the name is their group `branch`, renumbered here as the first group.
+        *(re.sub(r"\(\?P<act>", "(?:", re.sub(r"\(\?P<branch>", "(", p)) for p in families.TRUNK),
     )
 )
 _TARGET = re.compile(
@@ -122,8 +123,10 @@ RULE = Rule(
         r"(?P<act>\btrunk[- ]based\b)",
         # PRs sent to one branch: "pull requests target main", "Use PRs for `main`" (not "PRs to dev and
         # main", nor "Codex PRs should never target develop").
-        r"(?P<act>" + _ALL_PRS + r")(?:\s+(?!(?:not|never|no)\b)\w+(?<!n't)){0,3}?\s+(?:back\s+)?"
-        r"(?:to|into|against|targeting|target|for)\s+(?:the\s+)?['\"]?(?:main|master|trunk|develop|dev)\b"
+        # Not what some automation does to one PR ("remove opens a PR against main", "creates the PR").
+        r"(?<!s\sa\s)(?<!s\sthe\s)(?P<act>" + _ALL_PRS + r")"
+        r"(?:(?:\s+(?!(?:not|never|no)\b)\w+(?<!n't)){0,3}?\s+(?:back\s+)?"
+        r"(?:to|into|against|targeting|target)|\s+for)\s+(?:the\s+)?['\"]?(?:main|master|trunk|develop|dev)\b"
         r"(?!\s*(?:,|/|&|\band\b|\bor\b))",
         # Work merged into one branch: "Merge feature branches into `dev` via PR".
         r"\b(?P<act>merge)\s+(?:(?:your|the|all|feature|topic|work|changes?|branch(?:es)?|PRs?|pull\s+requests?)\s+)"

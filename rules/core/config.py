@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, 
 from rules.core import formats
 from rules.core.models import Severity, UnreadableFile, decode_text
 from rules.core.plain_errors import describe, did_you_mean
+from rules.core.policy_files import AGENT_GUIDES
 
 CONFIG_PATH = ".github/bot.yml"
 MAX_CONFIG_BYTES = 256 * 1024
@@ -76,6 +77,22 @@ def _one_or_many(value: Any) -> Any:
     return (value,) if isinstance(value, str) else value
 
 
+def _guides_of(value: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_guide(v) for v in value)
+
+
+def _guide(value: Any) -> Any:
+    # A path relative to the folder the guide governs: `CLAUDE.md`, `.github/copilot-instructions.md`.
+    if isinstance(value, str):
+        parts = value.split("/")
+        if not value or value.startswith("/") or any(p in ("", ".", "..") for p in parts) or "*" in value:
+            raise ValueError(
+                "should be a file's path relative to the folder it governs, like `CLAUDE.md` or "
+                f"`.github/copilot-instructions.md`; got `{value[:80]}`"
+            )
+    return value
+
+
 class Profiles(Strict):
     """Which files hold training profiles."""
 
@@ -108,8 +125,11 @@ class Config(Strict):
     exclude: tuple[str, ...] = ()
     # Which findings' fixes are posted as suggested changes on the pull request's lines.
     suggestions: Literal["off", "errors", "all"] = "off"
+    # Agent guides read as a folder's policy where no AGENTS.md governs it (rules.core.policy_files).
+    agent_guides: tuple[str, ...] = AGENT_GUIDES
 
-    _many = field_validator("exclude", mode="before")(_one_or_many)
+    _many = field_validator("exclude", "agent_guides", mode="before")(_one_or_many)
+    _guides = field_validator("agent_guides")(_guides_of)
 
     def setting(self, code: str, name: str) -> RuleSetting:
         """The settings for a rule, found by code or by name."""

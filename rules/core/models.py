@@ -165,6 +165,15 @@ def decode_python(path: str, data: bytes, limit: int = MAX_TEXT_BYTES) -> str:
     return text.removeprefix("\ufeff")
 
 
+class CommitUnit(Frozen):
+    """One first-parent commit of a reviewed range of merged PRs (`bot check --base main~100`): its message,
+    the files it changes against its first parent, and the PR its subject names (`... (#958)`)."""
+
+    message: str
+    paths: tuple[str, ...] = ()
+    number: int | None = None
+
+
 class PullRequest(Frozen):
     """What the review knows of the pull request itself (empty in plain local mode)."""
 
@@ -179,6 +188,9 @@ class PullRequest(Frozen):
     url: str | None = None
     # Local mode without a title or description: the messages of the commits base..head stand in for them.
     commits: tuple[str, ...] = ()
+    # Local mode, a range of several merged PRs (squash or merge commits naming their PR): each first-parent
+    # commit is its own small PR, newest first. Empty for one PR (a branch, or one commit).
+    units: tuple[CommitUnit, ...] = ()
 
 
 class ChangeSet(BaseModel):

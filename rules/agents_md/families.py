@@ -1,0 +1,218 @@
+"""Phrasing families: the common ways agent guides say what AGT002-AGT004 check, and what no rule checks yet.
+
+A rule's own `recognisers` hold the phrasings its docs show; a family holds the other common phrasings of
+the same convention, written once for every rule it serves, so that a guide nobody tuned on is read as
+well as the guides the rules were written from. Each family is a set of pattern sources over a normalised
+clause (no backticks or emphasis; see reader.normalise), read by the reader as a rule's recognisers are: a
+group named `act` marks the verb a negation may undo.
+
+Families turn rules on or are "known" (understood, no rule yet); they never turn a rule off: an opt-out
+needs a rule subject (reader.Recogniser._effect), which a phrasing family does not give.
+"""
+
+from __future__ import annotations
+
+# A prohibition in front of the verb ("Never", "do not", "avoid", "must not").
+_NO = r"(?:\b(?:no|not|never|avoid|stop|forbidden|prohibited)\b|n't\b)"
+
+# --- trunk: the branch pull requests target (AGT004) ---------------------------------------------------
+
+# Names a trunk goes by, perhaps behind a remote (`upstream/main`) ...
+TRUNK_NAME = r"(?:[\w.-]+/)?(?:main|master|develop(?:ment)?|devel|dev|trunk|next|staging|canary|unstable)"
+# ... and, where the sentence says it is speaking of a branch, any name that looks like one (`dev-v3`,
+# `release/2.x`, `2.x`). A generic word ("the base branch is behind") is none of them; neither is a version
+# where the sentence need not be about branches ("Builds must target node-18", "target 3.11").
+TRUNK_BRANCH = r"(?:" + TRUNK_NAME + r"|[a-z][\w.]*[-/][\w./-]*\w|v?\d+(?:\.(?:\d+|x))+)"
+# PRs in general, not one kind of them ("Release PRs go to main" says nothing of feature PRs).
+ALL_PRS = (
+    r"(?<!hotfix\s)(?<!hotfix-)(?<!release\s)(?<!backport\s)(?<!dependabot\s)(?<!renovate\s)(?<!docs\s)"
+    r"(?<!bump\s)(?<!bump-)(?<!version\s)(?<!stacked\s)"
+    r"\b(?:PRs?|pull\s+requests?|merge\s+requests?)\b"
+)
+# What is not the end of a one-branch statement: another branch joined to it ("to dev and main").
+_NOT_A_LIST = r"(?!\s*(?:,|/|&|\band\b|\bor\b)\s*['\"]?(?:" + TRUNK_BRANCH + r")\b)"
+
+# Sentences that name the trunk. Group `branch` holds its name (trunk.trunk_named reads it from there).
+TRUNK = (
+    # "The default branch is master", "The main branch of this repository is develop", "Base branch: main",
+    # "The git base branch is `main`", "Default branch: **master**".
+    r"\b(?P<act>(?:default|base|target|trunk|integration|main|development|primary|mainline)\s+branch)"
+    r"(?:\s+(?:of|for|in)\s+(?:this|the|our)\s+(?:repo(?:sitory)?|project|codebase))?"
+    r"\s*(?:is|=|:|should\s+be|must\s+be|will\s+be|\(\s*(?:typically|usually|normally|always|by\s+default))\s+"
+    r"(?:always\s+|currently\s+|still\s+)?(?:the\s+)?"
+    r"['\"]?(?P<branch>" + TRUNK_BRANCH + r")\b(?!\s+branch\s+(?:protection|rules?))",
+    # "Always use `dev` as the base branch", "Treat `upstream/main` as the only mainline baseline".
+    r"\b(?P<act>use[sd]?|treat(?:s|ed)?|consider(?:s|ed)?)\s+['\"]?(?P<branch>" + TRUNK_BRANCH + r")['\"]?"
+    r"(?:\s+branch)?\s+as\s+(?:the|your|our|its|their)\s+(?:only\s+|single\s+|one\s+)?(?:base|target|default|trunk|integration|mainline)"
+    r"(?:\s+(?:branch|baseline))?\b",
+    # "`upstream/main` is the only target branch", "develop is our integration branch".
+    r"(?<![\w/-])(?P<branch>" + TRUNK_BRANCH + r")\s+is\s+(?:the|our)\s+(?:only\s+|single\s+|one\s+)?"
+    r"(?:target|default|base|integration|mainline|development)(?:\s+main)?\s+(?:branch|baseline)\b",
+    # An imperative to target a branch: "Target `master`", "always target develop", "Submit against main".
+    r"(?:^|\b(?:always|should|must|please|and|then|to)\s+)\W*(?P<act>target|submit\s+(?:\w+\s+)?against|"
+    r"base\s+(?:your\s+|all\s+|the\s+)?(?:PRs?|pull\s+requests?|work|changes?)\s+on)\s+(?:the\s+)?['\"]?"
+    r"(?P<branch>" + TRUNK_NAME + r")\b" + _NOT_A_LIST,
+    # PRs based on one branch: "Pull requests should be based on `dev`".
+    r"(?P<act>" + ALL_PRS + r")(?:\s+(?!(?:not|never|no)\b)\w+(?<!n't)){0,3}?\s+based\s+(?:on|off)\s+"
+    r"(?:of\s+)?(?:the\s+)?['\"]?(?P<branch>" + TRUNK_NAME + r")\b" + _NOT_A_LIST,
+    # An imperative to open PRs against one branch, whatever follows: "Open the PR against `main` and fill
+    # in the template", "Open pull requests against master, from a branch in a fork" (not what some
+    # automation does: "the bot opens a PR against main").
+    r"(?:^\W*|\b(?:always|please|then|and|to|must|should)\s+)(?P<act>open|create|submit|send|make|raise|file)\s+"
+    r"(?:(?:all|your|the|a|new|any|every|each)\s+)?"
+    + ALL_PRS
+    + r"\s+(?:back\s+)?(?:to|into|against|targeting|for)\s+(?:the\s+)?['\"]?(?P<branch>"
+    + TRUNK_NAME
+    + r")\b(?!-)"
+    + _NOT_A_LIST,
+)
+
+# --- test strength: tests must not be weakened to pass (AGT003) or unable to fail (AGT002) ---------------
+
+# Verbs of weakening a test, and of making it not run.
+_WEAKEN = (
+    r"(?:weaken|relax|loosen|water\s+down|dilut|hack|bypass|game|gaming|cheat|fudg|massag|bend|"
+    r"skip|disabl|delet|remov|comment\w*\s+out|xfail|silenc|downgrad|soften|neuter|gut)\w*"
+)
+# Those that say weakening by themselves: deleting or skipping a test may be housekeeping ("never delete the
+# test" beside "update the expected values" asks nothing of the expectations), weakening one never is.
+_STRONG = (
+    r"(?:weaken|relax|loosen|water\s+down|dilut|hack|bypass|gam(?:e|ing)|cheat|fudg|massag|bend|downgrad|"
+    r"soften|neuter)"
+)
+_WEAKENS = (
+    r"(?:"
+    + _WEAKEN
+    + r")(?:\s*,\s*(?:or\s+|and\s+)?(?:"
+    + _WEAKEN
+    + r")|\s+(?:or|and)\s+(?:"
+    + _WEAKEN
+    + r"))*"
+)
+# The object: tests or what they assert, perhaps with a word or two before ("existing unit tests").
+_TEST_OBJECT = (
+    r"(?:(?:an?|the|any|all|these|those|existing|failing|flaky|current|passing|broken|unit|integration|"
+    r"e2e|snapshot|regression|old|other)\s+){0,3}(?:tests?|assertions?|asserts?|expectations?|test\s+cases?)\b"
+)
+# Why a test is edited, the motive AGT003 is about ("to make them pass", "just to get CI green").
+_MOTIVE = r"\b(?:pass\w*|green|succeed|go\s+away|hide|accommodate|match|fit|silence|unblock)\b"
+
+AGT003 = (
+    # "Never weaken tests", "Do not hack, weaken, or bypass tests", "Do not relax assertions".
+    _NO
+    + r"\s+(?:\w+\s+){0,3}?(?=(?:[\w-]+[\s,]+){0,6}?"
+    + _STRONG
+    + r")(?:"
+    + _WEAKENS
+    + r")\s+"
+    + _TEST_OBJECT,
+    # Removing tests that exist: "Do not delete existing tests", "Never skip failing tests".
+    _NO + r"\s+(?:\w+\s+){0,3}?(?:" + _WEAKENS + r")\s+(?:(?:an?|the|any|all)\s+)?(?:existing|failing|flaky|"
+    r"broken|passing|current|old)\s+(?:\w+\s+)?(?:tests?|assertions?|test\s+cases?)\b",
+    # ... or for a motive: "Don't skip tests due to type issues", "never remove a test just to get CI green".
+    _NO + r"\s+(?:\w+\s+){0,3}?(?:" + _WEAKENS + r")\s+" + _TEST_OBJECT + r".*?\b(?:to\s+(?:make|get|let)|"
+    r"(?:just|merely|simply|only)\s+to|due\s+to|because|so\s+that)\b",
+    # A pronoun for a test named before: "If a test was already broken ..., do not silently skip it".
+    r"^(?=.*\btests?\b).*?" + _NO + r"\s+(?:\w+\s+){0,2}?(?:(?:skip|disabl|weaken|xfail|silenc)\w*)"
+    r"\s+(?:it|them)\b",
+    # Checks skipped or bypassed to get a change through: "Do not skip or bypass these checks to make a PR
+    # pass" (the motive says it is the change that is to pass, not the checks' own business).
+    _NO + r"\s+(?:\w+\s+){0,3}?(?:" + _WEAKENS + r")\s+(?:(?:these|the|any|required|CI)\s+)?checks\b.*?"
+    r"\bto\s+(?:make|get|let)\b.*?" + _MOTIVE,
+    # A noun phrase in a checklist: "No weakened assertions", "No skipped or deleted tests".
+    r"^\W*(?:no)\s+(?:" + _WEAKEN + r")(?:\s+(?:or|and)\s+(?:" + _WEAKEN + r"))?\s+" + _TEST_OBJECT,
+    # The code is wrong, not the test: "fix the code, not the test", "your code is wrong, not the test".
+    r"\b(?:code|implementation|production\s+code|source)\s+is\s+(?:what's\s+)?wrong,?\s+not\s+the\s+tests?\b",
+    r"\bfix\s+(?:the\s+)?(?:code|implementation|bug|root\s+cause|underlying\s+(?:problem|issue|bug))\w*,?\s+"
+    r"(?:not|never|rather\s+than|instead\s+of)\s+(?:\w+ing\s+)?(?:the\s+)?(?:tests?|assertions?)\b",
+    # The edit named as the thing not to do: "instead of bending the test", "rather than altering tests to
+    # make them pass".
+    r"\b(?:instead\s+of|rather\s+than)\s+(?:(?:bend|weaken|relax|loosen|alter|chang|edit|rewrit|modif|"
+    r"adjust|tweak|hack)\w*)\s+" + _TEST_OBJECT,
+    # Tests marked as not to run: "Do not mark failing tests as skipped or xfail to get CI green".
+    _NO + r"\s+(?:\w+\s+){0,3}?mark\w*\s+" + _TEST_OBJECT + r"\s+as\s+(?:skip\w*|xfail\w*|flaky|ignored|"
+    r"pending|todo|known[-\s]fail\w*)",
+    # Edited to fit, said of a test named before: "Tests are the specification; don't change them to match
+    # your code".
+    r"^(?=.*\btests?\b).*?" + _NO + r"\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|rewrit|updat|adjust|alter|tweak)"
+    r"\w*\s+(?:it|them)\s+(?:just\s+|only\s+|merely\s+|simply\s+)?to\s+(?:make|get|match|fit|pass|suit|"
+    r"accommodate|agree)\b",
+    # Keep the expectation as it is: "keep the test exact", "keep assertions strict".
+    r"\b(?:keep)\s+(?:the\s+)?(?:tests?|assertions?|expectations?)\s+(?:exact|strict|intact|as\s+is|"
+    r"unchanged)\b",
+)
+
+AGT002 = (
+    # Tests that cannot fail, however the sentence puts it: "NEVER write tests that, because they mock
+    # everything, will never fail", "Don't add tests that pass regardless of the code".
+    _NO + r"\s+(?:\w+\s+){0,2}?(?:write|add|create|keep|commit|ship)\w*\s+(?:\w+\s+){0,2}?tests?\s+"
+    r"(?:that|which)\b.{0,160}?\b(?:(?:will|would|can|could)\s+never\s+fail|never\s+fails?|always\s+pass(?:es)?|"
+    r"can(?:not|'t|\s+not)\s+(?:possibly\s+)?fail|pass(?:es)?\s+(?:regardless|no\s+matter|by\s+|even\s+"
+    r"(?:if|when|without)|without\s+))",
+    # Tests that restate the code they test: "A test that asserts the implementation back at itself",
+    # "assert on outcomes rather than restating the implementation".
+    # (Not the layout: "Test files mirror the implementation's folders", "copy the implementation layout".)
+    r"\btests?\b.*?\b(?:assert\w*|restat\w*|re-?implement\w*|duplicat\w*|cop(?:y|ies|ying))\s+"
+    r"(?:the\s+)?(?:implementation|(?:code|function|method|class|module|logic|unit)\s+(?:under|being)\s+"
+    r"test(?:ed)?)(?:\s+back\s+at\s+itself)?\b(?!'|\s+(?:layout|structure|director\w*|folders?|tree|files?|"
+    r"modules?|hierarch\w*|naming|paths?|packages?))",
+    # Tests able to fail: "Tests must fail when the behaviour they cover breaks".
+    r"\btests?\s+(?:must|should|need\s+to|have\s+to|has\s+to)\s+(?:be\s+able\s+to\s+)?fail\s+(?:if|when|"
+    r"whenever|as\s+soon\s+as)\s+(?:the\s+)?(?:code|behaviou?r|implementation|logic|feature|functionality|"
+    r"thing)\b",
+    # Tests that fail when the code they cover breaks: "verify the test would fail if that code path were
+    # removed".
+    r"\b(?:verify|check|confirm|ensure|make\s+sure)\s+(?:that\s+)?(?:the|each|every|your|a)\s+(?:new\s+)?tests?\s+"
+    r"(?:would|will|does|can|could)\s+fail\s+(?:if|when)\b.{0,60}?\b(?:removed|reverted|broken|deleted|wrong)\b",
+    # Placeholder tests: "Do not add placeholder tests", "No dummy assertions".
+    _NO + r"\s+(?:\w+\s+){0,2}?(?:(?:placeholder|dummy|fake|empty|trivial|no-?op|vacuous|meaningless|"
+    r"smoke-only)\s+(?:tests?|assertions?|asserts?))\b",
+)
+
+# --- tests that fail without the fix: no rule yet (a future AGT005), understood meanwhile ----------------
+
+FAIL_WITHOUT_FIX = (
+    # "a regression test that fails without the fix", "tests must fail before the fix", "fails before and
+    # passes after", "Must fail without change, pass with it".
+    r"\bfails?\s+before\s+and\s+pass(?:es)?\s+after\b",
+    r"\b(?:fail(?:s|ing)?)\s+(?:\w+\s+){0,4}?(?:without|before|prior\s+to)\s+(?:(?:the|your|this|a)\s+)?"
+    r"(?:\w+\s+)?(?:fix|fixes|change|changes|patch|code\s+change|bug\s*fix|implementation|after)\b",
+    # "Write a failing test first", "add or update a failing unit test that captures the regression",
+    # "Reproduce the bug with the smallest failing test you can".
+    r"\b(?:write|add|create|start\s+with|begin\s+with|reproduce|update|land|commit)\w*\b.{0,80}?\bfailing\s+"
+    r"(?:\w+\s+){0,2}?tests?\b",
+    # "ensure it fails", "watch it fail", "confirm the new test fails before the fix", "Run the test to
+    # confirm it fails".
+    r"\b(?:watch|see|confirm|ensure|verify|check|make\s+sure|prove)\w*\s+(?:that\s+)?(?:it|they|the\s+"
+    r"(?:\w+\s+){0,2}?tests?)\s+(?:\w+\s+)?fails?\b",
+    # "Reproduce the bug in a test before fixing it", "write a test that reproduces the issue first".
+    r"\breproduc\w*\s+(?:the\s+|a\s+)?(?:bug|issue|problem|regression|defect)\s+(?:in|with)\s+(?:a\s+)?"
+    r"(?:\w+\s+)?tests?\s+(?:first|before)\b",
+    r"\b(?:write|add|create)\w*\s+(?:a\s+)?(?:\w+\s+)?tests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?"
+    r"(?:bug|issue|problem|regression|defect)\b.{0,40}?\b(?:first|before)\b",
+    # Red before green: "see the test go red before you fix it".
+    r"\btests?\s+(?:\w+\s+)?(?:goes?|go|is|turns?)\s+red\s+(?:before|first|without)\b",
+    # "FAIL on the unpatched code", "fails against the old build".
+    r"\b(?:fails?)\s+(?:on|against|with)\s+(?:the\s+)?(?:unpatched|unfixed|old|original|previous|broken|"
+    r"buggy|current\s+main)\b",
+    # "your test is NOT VALID if it passes with the old build".
+    r"\b(?:not\s+valid|invalid|worthless|useless|proves\s+nothing)\b.*?\bpass(?:es)?\s+(?:on|with|against)\s+"
+    r"(?:the\s+)?(?:old|unpatched|unfixed|original|previous|broken)\b",
+    # "adds tests to demonstrate the bug, then fix the bug in a follow-up commit".
+    r"\btests?\b.{0,80}?\b(?:demonstrate|expose|reproduce)s?\s+(?:the\s+|a\s+)?(?:bug|issue|regression|"
+    r"failure|defect)\b.*?\bthen\b",
+)
+
+# A word every phrasing of a family holds: a sentence without it is not tried against the family (most
+# sentences of a guide speak of neither tests nor branches).
+GATES: dict[str, str] = {
+    "AGT002": r"test|assert",
+    "AGT003": r"test|assert|expect|checks",
+    "AGT004": r"branch|base|default|mainline|integration|PR|pull|merge|target|submit|main|master|dev|trunk|"
+    r"next|staging|canary|unstable",
+    "fail-without-fix": r"fail|red\b|reproduc|demonstrat|expos|valid|worthless|useless|proves",
+}
+# Rule code -> the family phrasings that turn it on, beside its own recognisers.
+TURNS_ON: dict[str, tuple[str, ...]] = {"AGT002": AGT002, "AGT003": AGT003, "AGT004": TRUNK}
+# Families the reader understands though no rule checks them yet: name -> phrasings.
+KNOWN: dict[str, tuple[str, ...]] = {"fail-without-fix": FAIL_WITHOUT_FIX}

@@ -1,0 +1,202 @@
+"""The phrasing families of rules/agents_md/families.py: common ways guides state what AGT002-AGT004 check.
+
+The sentences are written for these tests, in the words guides commonly use; each family has sentences it
+must read, and near misses it must not.
+"""
+
+import pytest
+
+from rules.agents_md.reader import Recogniser
+from rules.agents_md.trunk import trunk_named
+from rules.catalog import REGISTRY
+
+RECOGNISER = Recogniser.of(REGISTRY.values())
+
+
+def _read(sentence: str, prohibited: bool = False):
+    reading = RECOGNISER.read(1, sentence, prohibited=prohibited)
+    return reading.on, reading.off, reading.known
+
+
+@pytest.mark.parametrize(
+    "sentence, trunk",
+    [
+        ("The default branch is `master`, not `main`.", "master"),
+        ("Always target `develop`.", "develop"),
+        ("target `master`", "master"),
+        ("Always use `dev` as the base branch.", "dev"),
+        ("The main branch of this repository is `develop`.", "develop"),
+        ("Base branch: `main`", "main"),
+        ("**Default branch**: `develop`", "develop"),
+        ("Open the pull request against `master` and fill in the checklist.", "master"),
+        ("Open PRs against `main`, from a branch of your fork.", "main"),
+        ("Treat `upstream/main` as the only mainline branch.", "upstream/main"),
+        ("`next` is our integration branch.", "next"),
+    ],
+)
+def test_trunk_family_turns_agt004_on_and_names_the_branch(sentence, trunk):
+    assert _read(sentence)[0] == ("AGT004",)
+    assert trunk_named(sentence) == trunk
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Do not open PRs against `main`.",
+        "Never open pull requests against the `release` branch.",
+        "The release bot opens a PR against `main` every week.",
+        "When asked to cut a release, open a version-bump PR against `main`.",
+        "If a PR sits long enough for `main` to move, rebase it.",
+        "The base branch is behind, so rebase first.",
+        "Target audience: contributors.",
+        "Keep CI green on PRs to `dev` and `main`.",
+    ],
+)
+def test_trunk_family_near_misses_turn_nothing_on(sentence):
+    assert "AGT004" not in _read(sentence)[0]
+
+
+@pytest.mark.parametrize(
+    "sentence, code",
+    [
+        ("Never weaken tests; fix the root cause.", "AGT003"),
+        ("Do not relax assertions to get the build green.", "AGT003"),
+        ("Don't loosen expectations in a test you did not write.", "AGT003"),
+        ("Do not delete existing tests.", "AGT003"),
+        ("Never skip failing tests.", "AGT003"),
+        ("Don't disable a test because it is slow to fix.", "AGT003"),
+        ("No weakened assertions.", "AGT003"),
+        ("If the code disagrees with a test, the code is wrong, not the test.", "AGT003"),
+        ("Fix the implementation, not the tests.", "AGT003"),
+        ("Record the gap in the manifest instead of weakening the test.", "AGT003"),
+        ("Keep the assertions exact.", "AGT003"),
+        ("If a test was already broken, repair it; do not silently skip it.", "AGT003"),
+        ("NEVER write tests that mock everything and therefore will never fail.", "AGT002"),
+        ("Don't add tests that pass regardless of what the code returns.", "AGT002"),
+        ("Tests should check outcomes rather than restating the implementation.", "AGT002"),
+        ("Do not add placeholder tests.", "AGT002"),
+        ("Check that the new test would fail if the new code were removed.", "AGT002"),
+    ],
+)
+def test_test_strength_family_turns_its_rule_on(sentence, code):
+    assert code in _read(sentence)[0]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # Housekeeping, not weakening: deleting a test for no stated motive.
+        "If the change is intended, update the expected values, but never delete the test.",
+        "Do not weaken the public API's guarantees.",
+        "Do not fix flaky tests by raising timeouts alone.",
+        "Skip the slow tests locally and let CI run them.",
+        "Restrict the requirement rather than skipping the test.",
+        "Weak tests are a smell.",
+    ],
+)
+def test_test_strength_near_misses_turn_nothing_on(sentence):
+    on = _read(sentence)[0]
+    assert "AGT002" not in on and "AGT003" not in on
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Confirm the new test fails before the fix.",
+        "Your test is NOT VALID if it passes with the old build.",
+        "Every bug fix needs a regression test that fails without the fix.",
+        "Write a failing test first, then fix the bug.",
+        "Start by writing the test and watch it fail.",
+        "Add a test that fails before and passes after the change.",
+        "Make sure the test FAILS on the unpatched code.",
+    ],
+)
+def test_fail_without_fix_is_known_and_turns_nothing_on(sentence):
+    on, off, known = _read(sentence)
+    assert known == ("fail-without-fix",) and on == () and off == ()
+    assert RECOGNISER.read(1, sentence).understood
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Tests must pass before you push.", "If a test fails, read its output.", "CI fails on lint errors."],
+)
+def test_failing_in_general_is_not_the_fail_without_fix_family(sentence):
+    assert _read(sentence)[2] == ()
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "If a row does not apply (e.g. a CI-only change with no tests), write `N/A`.",
+        "Documentation-only changes are exempt.",
+        "It does not apply to contributors with write access.",
+        "You may skip the changelog for internal changes.",
+        "If this section does not apply, never rewrite tests to make them pass.",
+    ],
+)
+def test_a_generic_relaxation_turns_no_rule_off(sentence):
+    assert _read(sentence)[1] == ()
+
+
+@pytest.mark.parametrize(
+    "sentence, code",
+    [
+        ("AGT003 does not apply to `docs/`.", "AGT003"),
+        ("Tautological tests are exempt in `legacy/`.", "AGT002"),
+        ("You may skip updating tests in `scratch/`.", "AGT003"),
+        ("The non-trunk-base rule does not apply here.", "AGT004"),
+    ],
+)
+def test_a_relaxation_with_its_rule_subject_turns_that_rule_off(sentence, code):
+    assert _read(sentence)[1] == (code,)
+
+
+def test_a_must_not_heading_makes_its_items_prohibitions():
+    assert "AGT003" in _read("Weaken or remove existing tests to make them pass", prohibited=True)[0]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Builds must target node-18.",
+        "Code should target 3.11.",
+        "Target Python 3.10 and newer.",
+        "The `main` branch is protected.",
+        "Our release branch is `release/2.x`.",
+        "Tests should assert the implementation's outputs.",
+        "Don't relax the type checks.",
+    ],
+)
+def test_versions_and_other_subjects_are_not_read_as_rules(sentence):
+    on = _read(sentence)[0]
+    assert "AGT004" not in on and "AGT002" not in on and "AGT003" not in on
+
+
+@pytest.mark.parametrize(
+    "sentence, effect",
+    [
+        ("The repository uses `main` as its default branch.", ("AGT004",)),
+        ("Pull requests should be based on `dev`.", ("AGT004",)),
+        ("Do not mark failing tests as skipped to get CI green.", ("AGT003",)),
+        ("Tests are the specification; don't change them to match your code.", ("AGT003",)),
+        ("Tests must fail when the behavior they cover breaks.", ("AGT002",)),
+        ("Test files should copy the implementation layout.", ()),
+        ("Mark slow tests with `@pytest.mark.slow`.", ()),
+        ("Run the tests before you push.", ()),
+    ],
+)
+def test_more_common_phrasings(sentence, effect):
+    assert _read(sentence)[0] == effect
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Reproduce the bug in a test before fixing it.",
+        "Write a test that reproduces the issue first.",
+        "Make sure the test goes red before you fix the bug.",
+    ],
+)
+def test_more_fail_without_fix_phrasings(sentence):
+    assert _read(sentence)[2] == ("fail-without-fix",)
