@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from bot.github.entry import DEFAULT_API_URL as DEFAULT_API_URL
 from rules.core.models import Frozen, SourceFailure
-
-DEFAULT_API_URL = "https://api.github.com"
 
 
 class GitHubError(SourceFailure):
