@@ -11,23 +11,28 @@ from rules.core.verification import Run
 # The report comes from a run of the pull request's code: a larger one is not read.
 MAX_XML_BYTES = 16 * 1024 * 1024
 _DETAIL_CHARS = 2000
-_PY = re.compile(r"\.py$")
-_PARAMS = re.compile(r"\[.*\]$", re.DOTALL)
+# An exception's name at the start of a line: anchored, so each line is read once.
+_EXCEPTION = re.compile(r"\w+(?:Error|Exception|Exit)\b")
 
 
 def address(node_id: str) -> tuple[str, str]:
     """The (classname, name) pytest's JUnit report gives a node id: `tests/test_a.py::TestX::test_y` is
     (`tests.test_a.TestX`, `test_y`); a file alone (its collection error) is (``, `tests.test_a`)."""
     names = node_id.split("::")
-    names[0] = _PY.sub("", names[0].replace("/", "."))
+    names[0] = names[0].replace("/", ".").removesuffix(".py")
     return ".".join(names[:-1]), names[-1]
 
 
 def _exception_line(text: str) -> str:
     """The last `E   SomeError: ...` line of pytest's long report, which names what the test died of."""
     lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
-    named = [line for line in lines if re.match(r"\w+(Error|Exception|Exit)\b", line)]
+    named = [line for line in lines if _EXCEPTION.match(line)]
     return (named or lines or [""])[-1]
+
+
+def _unparametrised(name: str) -> str:
+    """`test_x[1-a]` -> `test_x`: every parametrisation counts for the test."""
+    return name.partition("[")[0] if name.endswith("]") else name
 
 
 def _run(case: ET.Element) -> Run:
@@ -58,7 +63,7 @@ def read(path: Path) -> dict[tuple[str, str], list[Run]] | None:
         return None
     out: dict[tuple[str, str], list[Run]] = {}
     for case in root.iter("testcase"):
-        key = (case.get("classname", ""), _PARAMS.sub("", case.get("name", "")))
+        key = (case.get("classname", ""), _unparametrised(case.get("name", "")))
         out.setdefault(key, []).append(_run(case))
     return out
 

@@ -53,13 +53,15 @@ class Verification(_Frozen):
     base: Run | None = None  # None: not run at base (it was not run or failed at head)
 
 
-# The exception lines a failure at base may end with when the test uses a name the base code lacks.
+# The exception lines a failure at base may end with when the test uses a name the base code lacks. Each
+# is a literal and one run of name characters: linear on any output a test prints.
 _MISSING_NAME = (
     re.compile(r"\bImportError: cannot import name '([\w.]+)'"),
     re.compile(r"\bModuleNotFoundError: No module named '([\w.]+)'"),
-    re.compile(r"\bAttributeError: .*has no attribute '(\w+)'"),
     re.compile(r"\bNameError: name '(\w+)' is not defined"),
 )
+# Read only on a line that names an AttributeError (no `.*` between the two: linear).
+_NO_ATTRIBUTE = re.compile(r"has no attribute '(\w+)'")
 
 
 def missing_name(detail: str) -> str | None:
@@ -67,7 +69,8 @@ def missing_name(detail: str) -> str | None:
     or None when detail holds none of them (the last such line counts: the one the test died of)."""
     found = None
     for line in detail.splitlines():
-        for pattern in _MISSING_NAME:
+        patterns = (*_MISSING_NAME, _NO_ATTRIBUTE) if "AttributeError: " in line else _MISSING_NAME
+        for pattern in patterns:
             m = pattern.search(line)
             if m:
                 found = m.group(1)
