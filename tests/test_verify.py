@@ -312,3 +312,13 @@ def test_no_test_to_run_says_so(make_repo, capsys) -> None:
     assert code in (0, 1)
     assert json.loads(captured.out)["verifications"] == []
     assert "adds or edits no test to run" in captured.err
+
+
+def test_the_total_limit_ends_every_run(make_repo, capsys) -> None:
+    tests = DASH_TEST + "\n\ndef test_hangs():\n    import time\n\n    time.sleep(60)\n"
+    repo = make_repo(BASE, {"tiny/__init__.py": FIXED, "tests/test_dash.py": tests})
+    started = time.monotonic()
+    found = _verify(repo, capsys, "--verify-timeout", "30", "--verify-total-timeout", "2")
+    assert time.monotonic() - started < 15
+    assert {v["outcome"] for v in found.values()} == {"not-run"}
+    assert all("total limit of 2 s ran out" in v["reason"] for v in found.values()), found

@@ -100,6 +100,9 @@ def run_side(
     one at a time under the per-test limit."""
     if not node_ids:
         return {}
+    if deadline - clock() <= 0:
+        ran_out = f"the total limit of {limits.total:g} s ran out before it ran"
+        return {n: Run(status="timeout", detail=ran_out) for n in node_ids}
     budget = min(limits.test * len(node_ids), deadline - clock())
     timed_out, cases, output = _pytest(command, tree, node_ids, env, budget)
     if cases is not None:
