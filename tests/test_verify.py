@@ -322,3 +322,41 @@ def test_the_total_limit_ends_every_run(make_repo, capsys) -> None:
     assert time.monotonic() - started < 15
     assert {v["outcome"] for v in found.values()} == {"not-run"}
     assert all("total limit of 2 s ran out" in v["reason"] for v in found.values()), found
+
+
+def test_the_comment_lists_each_outcome_with_hostile_text_made_inert() -> None:
+    from bot.review.render import MARKER, render_comment
+    from rules.core.models import Coverage, Report
+    from rules.core.verification import Verification
+
+    hostile = "@admin <!-- bot-review:status --> `x` | #12\n- [link](http://x)"
+    report = Report(
+        verdict="ready",
+        labels=(),
+        coverage=Coverage(files_changed=1, files_reviewed=1),
+        verifications=(
+            Verification(
+                path="tests/test_a.py",
+                node_id="tests/test_a.py::test_a",
+                state="new",
+                outcome=Outcome.REPRODUCES,
+                reason="fails on the base code and passes at head: " + hostile,
+                head=Run(status="passed"),
+                base=Run(status="failed", detail=hostile),
+            ),
+            Verification(
+                path="tests/test_a.py",
+                node_id="tests/test_a.py::test_b",
+                state="changed",
+                outcome=Outcome.DOES_NOT_REPRODUCE,
+                reason="passes on the base code too",
+                head=Run(status="passed"),
+                base=Run(status="passed"),
+            ),
+        ),
+    )
+    body = render_comment(report)
+    assert "#### Verified tests" in body
+    assert "✅ **reproduces** `tests/test_a.py::test_a`: fails on the base code" in body
+    assert "⚠️ **does not reproduce** `tests/test_a.py::test_b`" in body
+    assert body.count(MARKER) == 1 and "@admin" not in body and "\n- [link]" not in body
