@@ -324,25 +324,28 @@ def test_the_total_limit_ends_every_run(make_repo, capsys) -> None:
     assert all("total limit of 2 s ran out" in v["reason"] for v in found.values()), found
 
 
-def test_the_comment_lists_each_outcome_with_hostile_text_made_inert() -> None:
-    from bot.review.render import MARKER, render_comment
+HOSTILE = "@admin <!-- bot-review:status --> `x` | #12\n- [link](http://x)"
+
+
+def _verified_report():  # type: ignore[no-untyped-def]
     from rules.core.models import Coverage, Report
     from rules.core.verification import Verification
 
-    hostile = "@admin <!-- bot-review:status --> `x` | #12\n- [link](http://x)"
-    report = Report(
+    return Report(
         verdict="ready",
         labels=(),
         coverage=Coverage(files_changed=1, files_reviewed=1),
+        head_sha="b" * 40,
+        base_sha="a" * 40,
         verifications=(
             Verification(
                 path="tests/test_a.py",
                 node_id="tests/test_a.py::test_a",
                 state="new",
                 outcome=Outcome.REPRODUCES,
-                reason="fails on the base code and passes at head: " + hostile,
+                reason="fails on the base code and passes at head: " + HOSTILE,
                 head=Run(status="passed"),
-                base=Run(status="failed", detail=hostile),
+                base=Run(status="failed", detail=HOSTILE),
             ),
             Verification(
                 path="tests/test_a.py",
@@ -355,8 +358,31 @@ def test_the_comment_lists_each_outcome_with_hostile_text_made_inert() -> None:
             ),
         ),
     )
+
+
+def test_the_comment_lists_each_outcome_with_hostile_text_made_inert() -> None:
+    from bot.review.render import MARKER, render_comment
+
+    report = _verified_report()
     body = render_comment(report)
     assert "#### Verified tests" in body
     assert "✅ **reproduces** `tests/test_a.py::test_a`: fails on the base code" in body
     assert "⚠️ **does not reproduce** `tests/test_a.py::test_b`" in body
     assert body.count(MARKER) == 1 and "@admin" not in body and "\n- [link]" not in body
+
+
+def test_sarif_carries_the_outcomes_in_its_property_bag() -> None:
+    import jsonschema
+
+    from bot.review.sarif import to_sarif
+
+    log = to_sarif(_verified_report())
+    schema = Path(__file__).parent / "fixtures/sarif/sarif-schema-2.1.0.json"
+    jsonschema.Draft4Validator(json.loads(schema.read_text(encoding="utf-8"))).validate(log)
+    run = log["runs"][0]
+    assert run["results"] == []  # facts about tests, not alerts
+    assert [(v["nodeId"], v["outcome"]) for v in run["properties"]["verifications"]] == [
+        ("tests/test_a.py::test_a", "reproduces"),
+        ("tests/test_a.py::test_b", "does-not-reproduce"),
+    ]
+    assert run["properties"]["headSha"] == "b" * 40
