@@ -386,3 +386,71 @@ def test_sarif_carries_the_outcomes_in_its_property_bag() -> None:
         ("tests/test_a.py::test_b", "does-not-reproduce"),
     ]
     assert run["properties"]["headSha"] == "b" * 40
+
+
+def test_cancel_kills_the_runs_of_other_threads_and_starts_no_more(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.verify.process import Cancelled, Runs
+
+    runs = Runs()
+    started = tmp_path / "started"
+    script = f"import time; open({str(started)!r}, 'w').close(); time.sleep(60)"
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        later = pool.submit(run, [sys.executable, "-c", script], tmp_path, GIT_ENV, 60, runs=runs)
+        deadline = time.monotonic() + 10
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        runs.cancel()
+        finished = later.result(timeout=10)
+    assert finished.code is not None and finished.code < 0  # killed, not timed out
+    with pytest.raises(Cancelled):
+        run([sys.executable, "-c", "pass"], tmp_path, GIT_ENV, 10, runs=runs)
+
+
+def test_ctrl_c_during_the_runs_kills_them_and_leaves_no_checkout_behind(make_repo, tmp_path) -> None:
+    import threading
+
+    from bot.verify.runner import Limits, Plan, verify
+    from rules.testcode.verify_select import Selected
+
+    marker = tmp_path / "base-started"
+    hang = (
+        "import os\nimport time\n\n\ndef test_hangs():\n"
+        f"    open({str(marker)!r}, 'w').write(str(os.getpid()))\n    time.sleep(60)\n"
+    )
+    repo = make_repo(BASE, {"tests/test_hang.py": hang})
+    calls = []
+
+    def clock() -> float:  # Ctrl-C on the main thread once the base side's test is running
+        if threading.current_thread() is threading.main_thread():
+            calls.append(1)
+            if len(calls) > 1:
+                deadline = time.monotonic() + 20
+                while not marker.exists() and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                raise KeyboardInterrupt
+        return time.monotonic()
+
+    plan = Plan(
+        tests=(Selected("tests/test_hang.py", "test_hangs", "tests/test_hang.py::test_hangs", "new"),),
+        files=(("tests/test_hang.py", None),),
+        added=frozenset(),
+    )
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        verify(
+            repo.path,
+            plan,
+            base="main",
+            read_head=lambda path: (repo.path / path).read_bytes(),
+            env=GIT_ENV,
+            command=PYTEST.split(),
+            limits=Limits(test=30, total=60),
+            head="pr",
+            clock=clock,
+        )
+    assert time.monotonic() - started < 25
+    assert marker.exists()  # the base side's test was running when Ctrl-C came
+    assert not _alive(int(marker.read_text()))
+    assert worktrees(repo.path, GIT_ENV) == (str(repo.path),)

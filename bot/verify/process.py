@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -55,15 +56,53 @@ def _tail(path: Path, cap: int) -> str:
     return cut + data.decode("utf-8", "replace")
 
 
+class Cancelled(Exception):
+    """The runs were cancelled: another thread was interrupted (Ctrl-C) or failed."""
+
+
+class Runs:
+    """The live commands of one verification, whichever thread started them: cancel() kills every one of
+    their process groups, and no command starts after it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: set[subprocess.Popen[bytes]] = set()
+        self.cancelled = False
+
+    def add(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            if not self.cancelled:
+                self._live.add(proc)
+                return
+        _signal_group(proc, signal.SIGKILL)
+        proc.wait()
+        raise Cancelled
+
+    def discard(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._live.discard(proc)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            live = list(self._live)
+        for proc in live:  # its own thread waits for it and cleans up
+            _signal_group(proc, signal.SIGKILL)
+
+
 def run(
     command: Sequence[str],
     cwd: Path,
     env: Mapping[str, str],
     timeout: float,
     cap: int = OUTPUT_CAP,
+    runs: Runs | None = None,
 ) -> Finished:
     """Run command in cwd with stdin closed and stdout and stderr into one file (a pipe nobody reads could
-    fill and stall it); on timeout, or when this process is interrupted, its whole process group is killed."""
+    fill and stall it); on timeout, or when this process is interrupted, its whole process group is killed.
+    With runs, the command is one of them: Cancelled instead of a start once they are cancelled."""
+    if runs is not None and runs.cancelled:
+        raise Cancelled
     with tempfile.TemporaryDirectory(prefix="bot-verify-out-") as tmp:
         out = Path(tmp, "output")
         with out.open("wb") as sink:
@@ -77,6 +116,8 @@ def run(
                 start_new_session=True,  # its own process group, so that the whole group can be killed
             )
             try:
+                if runs is not None:
+                    runs.add(proc)
                 code: int | None = proc.wait(timeout=max(timeout, 0.01))
             except subprocess.TimeoutExpired:
                 _kill_group(proc)
@@ -86,4 +127,7 @@ def run(
                 raise
             else:  # the leader ended; what it started in its group ends with it
                 _signal_group(proc, signal.SIGKILL)
+            finally:
+                if runs is not None:
+                    runs.discard(proc)
         return Finished(code, _tail(out, cap))

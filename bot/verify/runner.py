@@ -2,9 +2,9 @@
 
 The base side is a temporary `git worktree` of the base commit into which the pull request's test files
 and test support (conftest.py, files under the test folders) are written from head; it shares the
-repository's object store and is removed afterwards, whatever happens. Each side runs the selected node ids
-in one pytest process; when that process runs out of time, the tests run one at a time, each under the
-per-test limit, so that the one that hangs is found and the others still get an outcome.
+repository's object store and is removed afterwards, whatever happens. The two sides run at once; each runs
+the selected node ids in one pytest process; when that process runs out of time, the tests run one at a
+time, each under the per-test limit, so that the one that hangs is found and the others still get an outcome.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import shlex
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from bot.git.checkout import worktree
 from bot.verify import junit
-from bot.verify.process import run
+from bot.verify.process import Runs, run
 from rules.core.verification import Outcome, Run, Verification, classify
 from rules.testcode.verify_select import Selected
 
@@ -63,7 +64,12 @@ def _environment(tree: Path, env: Mapping[str, str]) -> dict[str, str]:
 
 
 def _pytest(
-    command: Sequence[str], tree: Path, node_ids: Sequence[str], env: Mapping[str, str], seconds: float
+    command: Sequence[str],
+    tree: Path,
+    node_ids: Sequence[str],
+    env: Mapping[str, str],
+    seconds: float,
+    runs: Runs | None = None,
 ) -> tuple[bool, dict[tuple[str, str], list[Run]] | None, str]:
     """One pytest process over node_ids: (timed out, its report or None, the end of its output)."""
     with tempfile.TemporaryDirectory(prefix="bot-verify-xml-") as tmp:
@@ -78,7 +84,7 @@ def _pytest(
             "-q",
             *node_ids,
         ]
-        finished = run(args, cwd=tree, env=_environment(tree, env), timeout=seconds)
+        finished = run(args, cwd=tree, env=_environment(tree, env), timeout=seconds, runs=runs)
         return finished.timed_out, None if finished.timed_out else junit.read(xml), finished.output
 
 
@@ -95,6 +101,7 @@ def run_side(
     limits: Limits,
     deadline: float,
     clock: Callable[[], float] = time.monotonic,
+    runs: Runs | None = None,
 ) -> dict[str, Run]:
     """Each node id's run in tree: all in one process, else (that one ran out of time or wrote no report)
     one at a time under the per-test limit."""
@@ -104,14 +111,14 @@ def run_side(
         ran_out = f"the total limit of {limits.total:g} s ran out before it ran"
         return {n: Run(status="timeout", detail=ran_out) for n in node_ids}
     budget = min(limits.test * len(node_ids), deadline - clock())
-    timed_out, cases, output = _pytest(command, tree, node_ids, env, budget)
+    timed_out, cases, output = _pytest(command, tree, node_ids, env, budget, runs)
     if cases is not None:
         found = {n: junit.outcome(cases, n) for n in node_ids}
         # A file that fails to import stops pytest before it runs the other files' tests ("found no
         # collectors"): those run again without it.
         missing = [n for n, r in found.items() if r.status == "missing"]
         if missing and any(r.status == "uncollected" for r in found.values()):
-            found.update(run_side(command, tree, missing, env, limits, deadline, clock))
+            found.update(run_side(command, tree, missing, env, limits, deadline, clock, runs))
         return found
     if len(node_ids) == 1 and timed_out and budget >= limits.test:
         return {node_ids[0]: Run(status="timeout", detail=f"over the {limits.test:g} s limit")}
@@ -124,7 +131,7 @@ def run_side(
             )
             continue
         seconds = min(limits.test, left)
-        timed_out, cases, output = _pytest(command, tree, [n], env, seconds)
+        timed_out, cases, output = _pytest(command, tree, [n], env, seconds, runs)
         if timed_out:
             out[n] = Run(status="timeout", detail=f"over the {seconds:g} s limit")
         elif cases is None:
@@ -181,23 +188,31 @@ def verify(
     head: str | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> tuple[Verification, ...]:
-    """Run plan's tests at head (the checkout, or a temporary checkout of the commit head) and, those that
-    pass there, on the base commit with the head's tests; one Verification each."""
+    """Run plan's tests at head (the checkout, or a temporary checkout of the commit head) and, at the same
+    time, on the base commit with the head's tests; one Verification each."""
     if not plan.tests:
         return ()
     deadline = clock() + limits.total
     ids = list(dict.fromkeys(t.node_id for t in plan.tests))
-    with _head_tree(top, head, env) as tree:
-        at_head = run_side(command, tree, ids, env, limits, deadline, clock)
-    passed = [n for n in ids if at_head[n].status == "passed"]
-    at_base: dict[str, Run] = {}
-    if passed:
-        with worktree(top, base, env) as tree:
-            put_tests(tree, plan.files, read_head)
-            at_base = run_side(command, tree, passed, env, limits, deadline, clock)
+    runs = Runs()
+    # Both sides at once, the base in a second thread; a test that does not pass at head has its base run
+    # ignored. On Ctrl-C or an error every live run is killed before the checkouts are removed.
+    with _head_tree(top, head, env) as head_tree, worktree(top, base, env) as base_tree:
+        put_tests(base_tree, plan.files, read_head)
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-verify-base")
+        try:
+            later = pool.submit(run_side, command, base_tree, ids, env, limits, deadline, clock, runs)
+            at_head = run_side(command, head_tree, ids, env, limits, deadline, clock, runs)
+            at_base = later.result()
+        except BaseException:
+            runs.cancel()
+            raise
+        finally:
+            pool.shutdown(wait=True)
     out = []
     for t in plan.tests:
-        head_run, base_run = at_head[t.node_id], at_base.get(t.node_id)
+        head_run = at_head[t.node_id]
+        base_run = at_base.get(t.node_id) if head_run.status == "passed" else None
         outcome, reason = classify(head_run, base_run, plan.added)
         out.append(
             Verification(
