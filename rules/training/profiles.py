@@ -30,6 +30,7 @@ from rules.training.pairing import Pair, file_pairs
 from rules.training.primerl import PrimeRLConfig, PrimeRLError, looks_like_prime_rl, parse_prime_rl
 from rules.training.stepmath import (
     DEFAULT_WARMUP_STEPS,
+    LEGACY_MICRO,
     Scheduler,
     StepInputs,
     StepMathError,
@@ -635,6 +636,9 @@ def _values(result: Any, inputs: StepInputs, sched: Scheduler | None, config_pat
         warmup_steps=warmup,
         ckpt_keep_interval=result.ckpt_keep_interval,
         config_path=config_path,
+        # A legacy micro-step target is that trainer's run; every other profile is a Prime-RL run.
+        trainer=LEGACY_MICRO if result.semantics == LEGACY_MICRO else PRIME_RL,
+        optimizer_steps=result.max_steps,
     )
 
 
@@ -743,6 +747,7 @@ def profile_table(review: Review) -> tuple[ProfileMath, ...]:
                     kind=row.kind,
                     line=row.line,
                     changed=changed,
+                    trainer=next((v.trainer for v in (head, base) if v is not None), None),
                 )
             )
         return tuple(out)

@@ -1,0 +1,150 @@
+"""Hugging Face `TrainingArguments` / TRL recipe YAML (SFT, DPO): detection and step math.
+
+Such a file is what `HfArgumentParser.parse_yaml_file` reads (`trl sft --config`, alignment-handbook and
+open-r1 recipes). The semantics are the Trainer's (rules/training/trainers/hfloop.py): `max_steps` counts
+optimizer updates and overrides `num_train_epochs`; warmup is counted in updates. TRL GRPO configs (with
+`num_generations`) count completions, not examples, in `per_device_train_batch_size`: they are recognised
+but their step math is not derived yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.core.models import StepValues
+from rules.training.semantics import HF_EPOCH
+from rules.training.trainers import hfloop
+from rules.training.trainers.facts import Facts
+from rules.training.trainers.keys import TrainerConfigError, flag, integer, number, positive, shown
+
+NAME = "hf-trainer"
+GRPO = "trl-grpo"
+# Cheap test before parsing: a file without this word is not an HF arguments file.
+WORD = "per_device_train_batch_size"
+# TrainingArguments keys that come with a batch size in every real recipe; one of them must be present.
+_COMPANIONS = frozenset(
+    {"gradient_accumulation_steps", "num_train_epochs", "max_steps", "learning_rate", "output_dir"}
+)
+# Decaying schedulers: the learning rate falls from the end of warmup to the last update.
+_DECAYING = frozenset({"linear", "cosine", "cosine_with_restarts", "polynomial", "cosine_with_min_lr"})
+_DEFAULTS = {"per_device_train_batch_size": 8, "num_train_epochs": 3.0, "lr_scheduler_type": "linear"}
+
+
+def detect(data: Any) -> bool:
+    """A top-level mapping with an integer `per_device_train_batch_size` beside another Trainer key, and
+    not a LLaMA-Factory config (`stage` + `finetuning_type`, whose datasets and limits it reads itself)."""
+    if not isinstance(data, dict):
+        return False
+    b = data.get(WORD)
+    if not isinstance(b, int) or isinstance(b, bool):
+        return False
+    if "stage" in data and "finetuning_type" in data:
+        return False
+    return bool(_COMPANIONS & set(data))
+
+
+def trainer_of(data: Mapping[str, Any]) -> str:
+    """`trl-grpo` for a GRPO config, else `hf-trainer`."""
+    return GRPO if "num_generations" in data else NAME
+
+
+def _dataset(data: Mapping[str, Any]) -> str | None:
+    name = data.get("dataset_name")
+    return name if isinstance(name, str) and name else None
+
+
+def _epochs(steps: int | None, ep: hfloop.Epoch | None, configured: float | None) -> float | None:
+    """Epochs the run covers: S / U where both are known, else the configured number (epoch mode)."""
+    if steps is not None and ep is not None:
+        return round(steps / ep.updates, 4)
+    return configured
+
+
+def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
+    """The run an HF arguments file describes; raises TrainerConfigError for values the Trainer refuses."""
+    b = positive(WORD, integer(data, WORD, 8) or 0)
+    ga = positive("gradient_accumulation_steps", integer(data, "gradient_accumulation_steps", 1) or 0)
+    epochs = number(data, "num_train_epochs", 3.0) or 0.0
+    max_steps = integer(data, "max_steps", -1) or -1
+    w, world_note = facts.world()
+    notes = [world_note]
+    scheduler = data.get("lr_scheduler_type", "linear")
+    scheduler = scheduler if isinstance(scheduler, str) else "linear"
+    common: dict[str, Any] = {
+        "semantics": HF_EPOCH,
+        "trainer": trainer_of(data),
+        "batch_size": b * ga * w,
+        "micro_batch_size": b,
+        "world_size": w,
+        "grad_accum": ga,
+        "max_steps": max_steps if max_steps > 0 else None,
+        "seq_len": integer(data, "max_length", None) or integer(data, "max_seq_length", None),
+        "scheduler": scheduler,
+    }
+    if common["trainer"] == GRPO:
+        return StepValues(
+            **common,
+            formula="GRPO step math is not derived yet: per_device_train_batch_size counts completions",
+            assumptions=tuple(notes),
+        )
+    dataset = _dataset(data)
+    n = facts.datasets.get(dataset) if dataset else None
+    packing = flag(data, "packing")
+    if packing:
+        notes.append("packing: examples are packed into rows of max_length tokens, so counts are estimates")
+    ep = hfloop.epoch(n, b, w, ga, flag(data, "dataloader_drop_last")) if n is not None else None
+    if max_steps > 0:
+        steps: int | None = max_steps
+        formula = None
+    elif ep is not None:
+        steps = hfloop.total_updates(ep, epochs)
+        formula = None
+    else:
+        steps = None
+        what = f"examples of `{dataset}`" if dataset else "training examples"
+        formula = f"S = ceil({shown(epochs)} × ceil(ceil(N / {b * w}) / {ga})), N = {what}"
+        notes.append(f"add {('`' + dataset + '`') if dataset else 'the dataset'} to `training.datasets`")
+    examples: int | None = None
+    estimate = packing
+    if steps is not None and ep is not None:
+        examples = hfloop.examples_applied(ep, steps, ga, b * w)
+    elif steps is not None:
+        examples = steps * b * ga * w  # the Trainer's own estimate when the dataset size is unknown
+        estimate = True
+    warm_steps = number(data, "warmup_steps", 0.0) or 0.0
+    warm_ratio = number(data, "warmup_ratio", 0.0) or 0.0
+    if warm_steps >= 1 and warm_ratio > 0:
+        notes.append(
+            "both warmup_steps and warmup_ratio: transformers 4 uses warmup_steps (assumed), 5 warmup_ratio"
+        )
+    warmup, warm_formula = hfloop.warmup(steps, warm_steps, warm_ratio)
+    if warm_formula:
+        formula = "; ".join(f for f in (formula, f"warmup = {warm_formula}") if f)
+    decay = steps - warmup if steps is not None and warmup is not None and scheduler in _DECAYING else None
+    tail = None
+    if ep is not None:
+        tail = (
+            f"each epoch's last update takes {ep.tail} of {ga} micro-batches (transformers >= 4.52)"
+            if ep.tail
+            else f"none: {ep.micro_batches} micro-batches an epoch fill {ep.updates} updates"
+        )
+    elif ga > 1:
+        tail = "each epoch's short last update is stepped (transformers >= 4.52)"
+    return StepValues(
+        **common,
+        optimizer_steps=steps,
+        effective_train_examples=examples,
+        train_examples=n,
+        epochs=_epochs(steps, ep, epochs if max_steps <= 0 else None),
+        warmup_steps=warmup,
+        warmup_ratio=(warm_steps if 0 < warm_steps < 1 else warm_ratio) or None,
+        decay_steps=decay,
+        tail=tail,
+        formula=formula,
+        estimate=estimate,
+        assumptions=tuple(notes),
+    )
+
+
+__all__ = ["GRPO", "NAME", "WORD", "TrainerConfigError", "derive", "detect", "trainer_of"]

@@ -1,0 +1,126 @@
+"""The review's rows for changed trainer configs: each file base -> head, detected and derived per side."""
+
+from __future__ import annotations
+
+import posixpath
+
+from rules.core import formats, globs
+from rules.core.base import Review
+from rules.core.models import ProfileMath, StepValues, UnreadableFile
+from rules.training.pairing import Pair, file_pairs
+from rules.training.trainers import Format, format_of, may_hold
+from rules.training.trainers.facts import Facts, world_from_accelerate
+from rules.training.trainers.keys import TrainerConfigError
+
+# Trainer configs are small; a larger file is not one (a review must stay bounded).
+MAX_TRAINER_BYTES = 512 * 1024
+# Accelerate configs read for the world size, at most.
+MAX_ACCELERATE_FILES = 50
+
+
+def _candidate(review: Review, path: str | None) -> bool:
+    if path is None or formats.format_of(path) not in ("yaml", "json"):
+        return False
+    if globs.match(path, review.config.profiles.globs):
+        return False  # a compat profile: rules/training/profiles.py reads it
+    return globs.match(path, review.config.training.globs)
+
+
+def facts(review: Review, head: bool) -> Facts:
+    """The world size and dataset sizes at one side (memoised): bot.yml, else the accelerate configs."""
+
+    def build() -> Facts:
+        cfg = review.config.training
+        datasets = dict(cfg.datasets)
+        if cfg.world_size is not None:
+            return Facts(cfg.world_size, "`training.world_size` in .github/bot.yml", datasets)
+        cs = review.changeset
+        paths = [p for p in cs.base_paths() if globs.match(p, cfg.accelerate_globs)]
+        paths += [f.path for f in cs.files if globs.match(f.path, cfg.accelerate_globs)]
+        texts = {}
+        for path in sorted(set(paths))[:MAX_ACCELERATE_FILES]:
+            try:
+                text = cs.head_text(path) if head else cs.base_text(path)
+            except UnreadableFile:
+                continue
+            if text is not None:
+                texts[path] = text
+        world, source = world_from_accelerate(texts)
+        return Facts(world, source, datasets)
+
+    return review.memo(f"trainers.facts:{'head' if head else 'base'}", build)
+
+
+def _side(
+    review: Review, path: str | None, head: bool
+) -> tuple[Format | None, StepValues | None, str | None]:
+    """(format, values, error) of one side; format None when the file is not a trainer config there."""
+    if path is None:
+        return None, None, None
+    cs = review.changeset
+    try:
+        text = cs.head_text(path) if head else cs.base_text(path)
+    except UnreadableFile:
+        return None, None, None
+    if text is None or len(text) > MAX_TRAINER_BYTES or not may_hold(text):
+        return None, None, None
+    try:
+        data = formats.load(text, formats.format_of(path) or "yaml")
+    except formats.FormatError as exc:
+        return None, None, f"cannot be parsed: {exc}"
+    fmt = format_of(data)
+    if fmt is None:
+        return None, None, None
+    try:
+        return fmt, fmt.derive(data, facts(review, head)), None
+    except TrainerConfigError as exc:
+        return fmt, None, str(exc)
+
+
+def trainer_table(review: Review) -> tuple[ProfileMath, ...]:
+    """Step math base -> head for every changed trainer config whose derived values differ (memoised)."""
+
+    def build() -> tuple[ProfileMath, ...]:
+        cs = review.changeset
+        candidates = tuple(
+            f for f in cs.files if _candidate(review, f.path) or _candidate(review, f.old_path)
+        )
+        out = []
+        for pair in file_pairs(cs, candidates):
+            row = _row(review, pair)
+            if row is not None:
+                out.append(row)
+        return tuple(out)
+
+    return review.memo("trainers.table", build)
+
+
+def _row(review: Review, pair: Pair) -> ProfileMath | None:
+    base_fmt, base, base_error = _side(review, pair.base, head=False)
+    head_fmt, head, head_error = _side(review, pair.head, head=True)
+    if base_fmt is None and head_fmt is None:
+        return None  # a YAML/JSON file that is no trainer config on either side
+    if base_fmt is None:
+        base_error = None  # unparseable before it became a trainer config: nothing to compare
+    if head_fmt is None and head_error is None and pair.head is not None and base is not None:
+        head_error = "no longer a trainer config this bot reads"
+    if base == head and base_error == head_error and pair.base is not None:
+        return None  # a change that moves no derived value (a learning rate, a comment)
+    changed: tuple[str, ...] = ()
+    if base is not None and head is not None:
+        old, new = base.model_dump(), head.model_dump()
+        changed = tuple(k for k in old if old[k] != new[k])
+    fmt = head_fmt or base_fmt
+    assert fmt is not None
+    shown = head or base
+    return ProfileMath(
+        path=pair.path,
+        name=posixpath.basename(pair.path),
+        base=base,
+        head=head,
+        base_error=base_error,
+        head_error=head_error,
+        kind=fmt.name,
+        changed=changed,
+        trainer=shown.trainer if shown is not None else fmt.name,
+    )
