@@ -439,3 +439,64 @@ def test_a_prime_rl_config_row_is_a_prime_rl_trainer(make_repo, capsys):
     (row,) = data["profiles"]
     assert row["kind"] == "prime-rl" and row["trainer"] == "prime-rl"
     assert (row["base"]["optimizer_steps"], row["head"]["optimizer_steps"]) == (10, 20)
+
+
+# --- A DeepSpeed config read with the HF arguments that name it ---
+
+HF_DS = """per_device_train_batch_size: 4
+gradient_accumulation_steps: {ga}
+num_train_epochs: 1
+dataset_name: org/chat
+warmup_ratio: 0.1
+deepspeed: {ds}
+"""
+DS = {
+    "train_batch_size": 64,
+    "train_micro_batch_size_per_gpu": "auto",
+    "gradient_accumulation_steps": "auto",
+    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_num_steps": "auto", "total_num_steps": "auto"}},
+}
+BOT_DATASET = "training:\n  datasets:\n    org/chat: 1000\n"
+
+
+def test_a_deepspeed_train_batch_size_fixes_the_world_size_and_its_scheduler_replaces_hfs(make_repo, capsys):
+    """train_batch_size 64 = W x 4 x GA: W = 8 at GA 2, and at GA 4 the same file needs W = 4."""
+    base = {
+        ".github/bot.yml": BOT_DATASET,
+        "ds/z3.json": json.dumps(DS),
+        "recipes/sft.yaml": HF_DS.format(ga=2, ds="ds/z3.json"),
+    }
+    data = _json_check(capsys, make_repo, base, {"recipes/sft.yaml": HF_DS.format(ga=4, ds="ds/z3.json")})
+    (row,) = data["profiles"]
+    old, new = row["base"], row["head"]
+    assert (old["world_size"], new["world_size"]) == (8, 4)
+    assert old["assumptions"][0] == "world size 8 from `train_batch_size` in the DeepSpeed config ds/z3.json"
+    assert old["scheduler"] == "DeepSpeed WarmupDecayLR"
+    # 1,000 examples in micro-batches of 32 (8 x 4): 32 a process, 16 updates; at W = 4: 63, still 16
+    assert (old["optimizer_steps"], new["optimizer_steps"]) == (16, 16)
+    assert (16, 16) == (hf_loop(1000, 4, 8, 2, 1)[0], hf_loop(1000, 4, 4, 4, 1)[0])
+    assert (old["warmup_steps"], old["decay_steps"]) == (2, 14)
+
+
+@pytest.mark.parametrize(
+    "ds, message",
+    [
+        ({"gradient_accumulation_steps": 8}, "`gradient_accumulation_steps` is 8 in the DeepSpeed config"),
+        ({"train_batch_size": 30}, "is not a multiple of"),
+        (
+            {"scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": 100}}},
+            "`scheduler.params.warmup_num_steps` is 100",
+        ),
+    ],
+)
+def test_deepspeed_numbers_the_trainer_refuses_are_the_heads_error(make_repo, capsys, ds, message):
+    base = {".github/bot.yml": BOT_DATASET, "recipes/sft.yaml": HF_DS.format(ga=2, ds="ds.json")}
+    # The arguments file changes too: a DeepSpeed config changed alone does not re-derive them yet.
+    head = {
+        "recipes/ds.json": json.dumps(ds),
+        "recipes/sft.yaml": HF_DS.format(ga=2, ds="ds.json") + "seed: 1\n",
+    }
+    data = _json_check(capsys, make_repo, base, head)
+    (row,) = data["profiles"]
+    assert row["head"] is None and message in row["head_error"]
+    assert "DeepSpeed config `ds.json` not read" in row["base"]["assumptions"][-1]

@@ -23,6 +23,11 @@ class Facts:
     world_size: int | None = None
     world_source: str | None = None
     datasets: Mapping[str, int] = field(default_factory=dict)
+    # The DeepSpeed JSON an HF config names in `deepspeed:`, parsed, and its path (set per file).
+    deepspeed: Mapping[str, Any] | None = None
+    deepspeed_path: str | None = None
+    # Whether world_size was set in .github/bot.yml (it then outranks what other files imply).
+    configured: bool = False
 
     def world(self) -> tuple[int, str]:
         """The data-parallel world size the step math uses, and the note that says where it came from."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from rules.core.models import StepValues
 from rules.training.semantics import HF_EPOCH
-from rules.training.trainers import hfloop
+from rules.training.trainers import deepspeed, hfloop
 from rules.training.trainers.facts import Facts
 from rules.training.trainers.keys import TrainerConfigError, flag, integer, number, positive, shown
 
@@ -27,7 +27,17 @@ _COMPANIONS = frozenset(
     {"gradient_accumulation_steps", "num_train_epochs", "max_steps", "learning_rate", "output_dir"}
 )
 # Decaying schedulers: the learning rate falls from the end of warmup to the last update.
-_DECAYING = frozenset({"linear", "cosine", "cosine_with_restarts", "polynomial", "cosine_with_min_lr"})
+_DECAYING = frozenset(
+    {
+        "linear",
+        "cosine",
+        "cosine_with_restarts",
+        "polynomial",
+        "cosine_with_min_lr",
+        "DeepSpeed WarmupDecayLR",
+        "DeepSpeed WarmupCosineLR",
+    }
+)
 _DEFAULTS = {"per_device_train_batch_size": 8, "num_train_epochs": 3.0, "lr_scheduler_type": "linear"}
 
 
@@ -54,6 +64,31 @@ def _dataset(data: Mapping[str, Any]) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
+def _deepspeed(
+    data: Mapping[str, Any], facts: Facts, b: int, ga: int, notes: list[str]
+) -> deepspeed.Pinned | None:
+    """What the DeepSpeed config named in `deepspeed:` fixes, where it was read with this file."""
+    if facts.deepspeed is None:
+        named = data.get("deepspeed")
+        if isinstance(named, str) and named.endswith(".json"):
+            notes.append(f"DeepSpeed config `{named}` not read: not found in the repository")
+        return None
+    return deepspeed.pinned(facts.deepspeed, facts.deepspeed_path or "", b, ga)
+
+
+def _check_pinned(pin: deepspeed.Pinned, path: str | None, steps: int | None, warmup: int | None) -> None:
+    """A scheduler number in the DeepSpeed config must be the Trainer's own, or transformers refuses it."""
+    for key, theirs, ours in (
+        ("total_num_steps", pin.total_steps, steps),
+        ("warmup_num_steps", pin.warmup_steps, warmup),
+    ):
+        if theirs is not None and ours is not None and theirs != ours:
+            raise TrainerConfigError(
+                f"`scheduler.params.{key}` is {theirs} in the DeepSpeed config {path} but the Trainer "
+                f'computes {ours}: transformers refuses the mismatch (write "auto")'
+            )
+
+
 def _epochs(steps: int | None, ep: hfloop.Epoch | None, configured: float | None) -> float | None:
     """Epochs the run covers: S / U where both are known, else the configured number (epoch mode)."""
     if steps is not None and ep is not None:
@@ -71,6 +106,17 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     notes = [world_note]
     scheduler = data.get("lr_scheduler_type", "linear")
     scheduler = scheduler if isinstance(scheduler, str) else "linear"
+    pin = _deepspeed(data, facts, b, ga, notes)
+    if pin is not None and pin.world_size is not None and pin.world_size != w:
+        if facts.configured:
+            raise TrainerConfigError(
+                f"`train_batch_size` in the DeepSpeed config {facts.deepspeed_path} needs world size "
+                f"{pin.world_size}, but `training.world_size` is {w}: transformers refuses the mismatch"
+            )
+        w = pin.world_size
+        notes[0] = f"world size {w} from `train_batch_size` in the DeepSpeed config {facts.deepspeed_path}"
+    if pin is not None and pin.scheduler is not None:
+        scheduler = pin.scheduler
     common: dict[str, Any] = {
         "semantics": HF_EPOCH,
         "trainer": trainer_of(data),
@@ -119,6 +165,8 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
             "both warmup_steps and warmup_ratio: transformers 4 uses warmup_steps (assumed), 5 warmup_ratio"
         )
     warmup, warm_formula = hfloop.warmup(steps, warm_steps, warm_ratio)
+    if pin is not None:
+        _check_pinned(pin, facts.deepspeed_path, steps, warmup)
     if warm_formula:
         formula = "; ".join(f for f in (formula, f"warmup = {warm_formula}") if f)
     decay = steps - warmup if steps is not None and warmup is not None and scheduler in _DECAYING else None

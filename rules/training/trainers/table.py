@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
+from typing import Any
 
 from rules.core import formats, globs
 from rules.core.base import Review
@@ -33,7 +35,9 @@ def facts(review: Review, head: bool) -> Facts:
         cfg = review.config.training
         datasets = dict(cfg.datasets)
         if cfg.world_size is not None:
-            return Facts(cfg.world_size, "`training.world_size` in .github/bot.yml", datasets)
+            return Facts(
+                cfg.world_size, "`training.world_size` in .github/bot.yml", datasets, configured=True
+            )
         cs = review.changeset
         paths = [p for p in cs.base_paths() if globs.match(p, cfg.accelerate_globs)]
         paths += [f.path for f in cs.files if globs.match(f.path, cfg.accelerate_globs)]
@@ -71,10 +75,42 @@ def _side(
     fmt = format_of(data)
     if fmt is None:
         return None, None, None
+    known = facts(review, head)
+    linked = _deepspeed_config(review, path, data, head)
+    if linked is not None:
+        known = replace(known, deepspeed=linked[1], deepspeed_path=linked[0])
     try:
-        return fmt, fmt.derive(data, facts(review, head)), None
+        return fmt, fmt.derive(data, known), None
     except TrainerConfigError as exc:
         return fmt, None, str(exc)
+
+
+def _deepspeed_config(
+    review: Review, path: str, data: object, head: bool
+) -> tuple[str, dict[str, Any]] | None:
+    """(path, parsed) of the DeepSpeed JSON an HF config names in `deepspeed:`, read at the same side: the
+    name as the repository root sees it (where runs are launched), else beside the config."""
+    named = data.get("deepspeed") if isinstance(data, dict) else None
+    if not isinstance(named, str) or not named.endswith(".json") or named.startswith("/"):
+        return None
+    cs = review.changeset
+    for candidate in (named, posixpath.join(posixpath.dirname(path), named)):
+        norm = posixpath.normpath(candidate)
+        if norm.startswith("../") or norm == "..":
+            continue
+        try:
+            text = cs.head_text(norm) if head else cs.base_text(norm)
+        except UnreadableFile:
+            continue
+        if text is None or len(text) > MAX_TRAINER_BYTES:
+            continue
+        try:
+            parsed = formats.load(text, "json")
+        except formats.FormatError:
+            continue
+        if isinstance(parsed, dict):
+            return norm, parsed
+    return None
 
 
 def trainer_table(review: Review) -> tuple[ProfileMath, ...]:
