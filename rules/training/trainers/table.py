@@ -10,7 +10,7 @@ from rules.core import formats, globs
 from rules.core.base import Review
 from rules.core.models import ProfileMath, StepValues, UnreadableFile
 from rules.training.pairing import Pair, file_pairs
-from rules.training.trainers import Format, format_of, may_hold
+from rules.training.trainers import FORMATS, Format, format_of, may_hold
 from rules.training.trainers.facts import Facts, world_from_accelerate
 from rules.training.trainers.keys import TrainerConfigError
 
@@ -56,10 +56,10 @@ def facts(review: Review, head: bool) -> Facts:
 
 
 def _side(
-    review: Review, path: str | None, head: bool
+    review: Review, path: str | None, head: bool, holders: frozenset[str]
 ) -> tuple[Format | None, StepValues | None, str | None]:
     """(format, values, error) of one side; format None when the file is not a trainer config there."""
-    if path is None:
+    if path is None or path not in holders:
         return None, None, None
     cs = review.changeset
     try:
@@ -121,9 +121,17 @@ def trainer_table(review: Review) -> tuple[ProfileMath, ...]:
         candidates = tuple(
             f for f in cs.files if _candidate(review, f.path) or _candidate(review, f.old_path)
         )
+        pairs = file_pairs(cs, candidates)
+        # Only files holding a format's word are read at all (`git grep` locally), and those in one go.
+        words = tuple(f.word for f in FORMATS)
+        holders = {}
+        for head, rev in ((False, cs.base_sha), (True, cs.head_sha)):
+            paths = [p for p in (pair.head if head else pair.base for pair in pairs) if p is not None]
+            holders[head] = cs.mentioning(rev, paths, words) if paths else frozenset()
+            cs.prefetch(rev, holders[head])
         out = []
-        for pair in file_pairs(cs, candidates):
-            row = _row(review, pair)
+        for pair in pairs:
+            row = _row(review, pair, holders)
             if row is not None:
                 out.append(row)
         return tuple(out)
@@ -131,9 +139,9 @@ def trainer_table(review: Review) -> tuple[ProfileMath, ...]:
     return review.memo("trainers.table", build)
 
 
-def _row(review: Review, pair: Pair) -> ProfileMath | None:
-    base_fmt, base, base_error = _side(review, pair.base, head=False)
-    head_fmt, head, head_error = _side(review, pair.head, head=True)
+def _row(review: Review, pair: Pair, holders: dict[bool, frozenset[str]]) -> ProfileMath | None:
+    base_fmt, base, base_error = _side(review, pair.base, False, holders[False])
+    head_fmt, head, head_error = _side(review, pair.head, True, holders[True])
     if base_fmt is None and head_fmt is None:
         return None  # a YAML/JSON file that is no trainer config on either side
     if base_fmt is None:
