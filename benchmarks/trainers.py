@@ -65,7 +65,9 @@ ACCELERATE = "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nn
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, env=ENV, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=ENV, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def write(repo: Path, n: int, ga: int) -> list[Path]:

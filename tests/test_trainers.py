@@ -224,17 +224,53 @@ def test_values_the_trainer_refuses_are_errors(data, message):
         hf.derive(data, Facts())
 
 
-def test_a_grpo_config_is_recognised_but_not_counted_as_examples():
+@pytest.mark.parametrize(
+    "report, n, b, ga, world, ng, epochs, steps",
+    [
+        ("huggingface/trl#3204", 8_000, 4, 2, 3, 6, 2, 4_000),
+        ("huggingface/open-r1#483", 5_498, 8, 4, 7, 8, 1, 196),
+    ],
+)
+def test_grpo_steps_match_what_users_reported_their_runs_made(report, n, b, ga, world, ng, epochs, steps):
     data = {
-        "per_device_train_batch_size": 16,
-        "gradient_accumulation_steps": 4,
-        "num_generations": 16,
-        "num_train_epochs": 1,
+        "per_device_train_batch_size": b,
+        "gradient_accumulation_steps": ga,
+        "num_generations": ng,
+        "num_train_epochs": epochs,
         "dataset_name": "d",
     }
-    v = hf.derive(data, Facts(datasets={"d": 1000}))
-    assert v.trainer == hf.GRPO and v.optimizer_steps is None
-    assert v.formula is not None and "completions" in v.formula
+    v = hf.derive(data, Facts(world, report, {"d": n}))
+    assert v.trainer == hf.GRPO and v.optimizer_steps == steps
+    prompts = b * world * ga // ng
+    assert v.effective_train_examples == steps * prompts  # one generation batch of prompts per update
+    assert v.tail == f"{n % prompts} prompts an epoch left out (the sampler takes whole generation batches)"
+
+
+def test_the_open_r1_grpo_recipe():
+    """b=16 completions, GA 4, 16 generations on 8 processes: 32 prompts a generation batch; 93,733
+    prompts make 2,929 updates in one epoch (5 prompts left out), warmup ceil(292.9) = 293."""
+    data = _load(FIXTURES / "hf" / "open-r1-qwen-1.5b-grpo.yaml")
+    assert isinstance(data, dict)
+    v = hf.derive(data, Facts(8, WORLD8, {"open-r1/OpenR1-Math-220k": 93_733}))
+    assert (v.optimizer_steps, v.effective_train_examples, v.warmup_steps) == (2_929, 2_929 * 32, 293)
+    assert v.batch_size == 16 * 4 * 8 and v.decay_steps == 2_929 - 293
+    unknown = hf.derive(data, Facts())
+    assert unknown.optimizer_steps is None
+    assert unknown.formula is not None and unknown.formula.startswith("S = ceil(1 × ceil((N // 4) × 4 / 4))")
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ({"num_generations": 7}, "not a multiple of `num_generations` = 7"),
+        ({"generation_batch_size": 30}, "not a multiple of per_device_train_batch_size"),
+        ({"generation_batch_size": 32, "steps_per_generation": 2}, "exclude each other"),
+    ],
+)
+def test_grpo_batches_trl_refuses_are_errors(extra, message):
+    data = {"per_device_train_batch_size": 4, "gradient_accumulation_steps": 2, "num_generations": 4, **extra}
+    with pytest.raises(TrainerConfigError, match=message):
+        hf.derive(data, Facts(2, "test"))
 
 
 # --- axolotl step math on the real configs ---

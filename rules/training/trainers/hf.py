@@ -3,18 +3,19 @@
 Such a file is what `HfArgumentParser.parse_yaml_file` reads (`trl sft --config`, alignment-handbook and
 open-r1 recipes). The semantics are the Trainer's (rules/training/trainers/hfloop.py): `max_steps` counts
 optimizer updates and overrides `num_train_epochs`; warmup is counted in updates. TRL GRPO configs (with
-`num_generations`) count completions, not examples, in `per_device_train_batch_size`: they are recognised
-but their step math is not derived yet.
+`num_generations`) count completions, not examples, in `per_device_train_batch_size`: their step math is
+rules/training/trainers/grpo.py's.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from rules.core.models import StepValues
 from rules.training.semantics import HF_EPOCH
-from rules.training.trainers import deepspeed, hfloop
+from rules.training.trainers import deepspeed, grpo, hfloop
 from rules.training.trainers.facts import Facts
 from rules.training.trainers.keys import TrainerConfigError, flag, integer, number, positive, shown
 
@@ -89,6 +90,70 @@ def _check_pinned(pin: deepspeed.Pinned, path: str | None, steps: int | None, wa
             )
 
 
+def _grpo(
+    data: Mapping[str, Any],
+    facts: Facts,
+    common: dict[str, Any],
+    epochs: float,
+    max_steps: int,
+    notes: list[str],
+) -> StepValues:
+    """A GRPO run: updates from whole generation batches of prompts; examples are prompts."""
+    b, w, ga = common["micro_batch_size"], common["world_size"], common["grad_accum"]
+    prompts, spg, iterations = grpo.prompts_per_generation(data, b, w, ga)
+    notes.append(
+        f"examples are prompts: {prompts} a generation batch, each with `num_generations` completions; "
+        "the batch size counts completions"
+    )
+    dataset = _dataset(data)
+    n = facts.datasets.get(dataset) if dataset else None
+    per_epoch = grpo.updates_per_epoch(n, prompts, spg, iterations, ga) if n is not None else None
+    if max_steps > 0:
+        steps: int | None = max_steps
+    elif per_epoch is not None:
+        steps = math.ceil(epochs * per_epoch)
+    else:
+        steps = None
+    formula = None
+    if steps is None:
+        what = f"prompts of `{dataset}`" if dataset else "training prompts"
+        formula = (
+            f"S = ceil({shown(epochs)} × ceil((N // {prompts}) × {spg * iterations} / {ga})), N = {what}"
+        )
+    examples = None
+    tail = None
+    if n is not None and per_epoch is not None and steps is not None:
+        if spg == ga and iterations == 1:  # one generation batch per update
+            whole, rest = divmod(steps, per_epoch)
+            examples = whole * (n // prompts) * prompts + rest * prompts
+        tail = f"{n % prompts} prompts an epoch left out (the sampler takes whole generation batches)"
+    warmup, warm_formula = hfloop.warmup(
+        steps, number(data, "warmup_steps", 0.0) or 0.0, number(data, "warmup_ratio", 0.0) or 0.0
+    )
+    if warm_formula:
+        formula = "; ".join(f for f in (formula, f"warmup = {warm_formula}") if f)
+    decay = (
+        steps - warmup
+        if steps is not None and warmup is not None and common["scheduler"] in _DECAYING
+        else None
+    )
+    return StepValues(
+        **common,
+        optimizer_steps=steps,
+        effective_train_examples=examples,
+        train_examples=n,
+        epochs=round(steps / per_epoch, 4)
+        if steps is not None and per_epoch
+        else (epochs if max_steps <= 0 else None),
+        warmup_steps=warmup,
+        warmup_ratio=number(data, "warmup_ratio", None),
+        decay_steps=decay,
+        tail=tail,
+        formula=formula,
+        assumptions=tuple(notes),
+    )
+
+
 def _epochs(steps: int | None, ep: hfloop.Epoch | None, configured: float | None) -> float | None:
     """Epochs the run covers: S / U where both are known, else the configured number (epoch mode)."""
     if steps is not None and ep is not None:
@@ -129,11 +194,7 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
         "scheduler": scheduler,
     }
     if common["trainer"] == GRPO:
-        return StepValues(
-            **common,
-            formula="GRPO step math is not derived yet: per_device_train_batch_size counts completions",
-            assumptions=tuple(notes),
-        )
+        return _grpo(data, facts, common, epochs, max_steps, notes)
     dataset = _dataset(data)
     n = facts.datasets.get(dataset) if dataset else None
     packing = flag(data, "packing")
