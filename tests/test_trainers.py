@@ -527,12 +527,25 @@ def test_a_deepspeed_train_batch_size_fixes_the_world_size_and_its_scheduler_rep
 )
 def test_deepspeed_numbers_the_trainer_refuses_are_the_heads_error(make_repo, capsys, ds, message):
     base = {".github/bot.yml": BOT_DATASET, "recipes/sft.yaml": HF_DS.format(ga=2, ds="ds.json")}
-    # The arguments file changes too: a DeepSpeed config changed alone does not re-derive them yet.
-    head = {
-        "recipes/ds.json": json.dumps(ds),
-        "recipes/sft.yaml": HF_DS.format(ga=2, ds="ds.json") + "seed: 1\n",
-    }
+    head = {"recipes/ds.json": json.dumps(ds)}  # the arguments file is unchanged: the JSON it names is added
     data = _json_check(capsys, make_repo, base, head)
     (row,) = data["profiles"]
     assert row["head"] is None and message in row["head_error"]
     assert "DeepSpeed config `ds.json` not read" in row["base"]["assumptions"][-1]
+
+
+def test_a_deepspeed_config_changed_alone_re_derives_the_arguments_that_name_it(make_repo, capsys):
+    """The recipe is unchanged; its DeepSpeed JSON's train_batch_size 64 -> 32 halves the world size."""
+    base = {
+        ".github/bot.yml": BOT_DATASET,
+        "recipes/ds.json": json.dumps(DS),
+        "recipes/sft.yaml": HF_DS.format(ga=2, ds="ds.json"),
+        "recipes/other.yaml": HF_DS.format(ga=2, ds="other.json"),
+    }
+    data = _json_check(
+        capsys, make_repo, base, {"recipes/ds.json": json.dumps({**DS, "train_batch_size": 32})}
+    )
+    (row,) = data["profiles"]
+    assert row["path"] == "recipes/sft.yaml"
+    assert (row["base"]["world_size"], row["head"]["world_size"]) == (8, 4)
+    assert (row["base"]["optimizer_steps"], row["head"]["optimizer_steps"]) == (16, 32)

@@ -18,6 +18,8 @@ from rules.training.trainers.keys import TrainerConfigError
 MAX_TRAINER_BYTES = 512 * 1024
 # Accelerate configs read for the world size, at most.
 MAX_ACCELERATE_FILES = 50
+# Unchanged configs searched for a `deepspeed:` naming a changed DeepSpeed JSON, at most.
+MAX_DEPENDENT_SCAN = 2000
 
 
 def _candidate(review: Review, path: str | None) -> bool:
@@ -129,6 +131,10 @@ def trainer_table(review: Review) -> tuple[ProfileMath, ...]:
             paths = [p for p in (pair.head if head else pair.base for pair in pairs) if p is not None]
             holders[head] = cs.mentioning(rev, paths, words) if paths else frozenset()
             cs.prefetch(rev, holders[head])
+        dependents = _dependents(review)
+        pairs += dependents
+        for head in (False, True):
+            holders[head] |= frozenset(pair.path for pair in dependents)
         out = []
         for pair in pairs:
             row = _row(review, pair, holders)
@@ -137,6 +143,49 @@ def trainer_table(review: Review) -> tuple[ProfileMath, ...]:
         return tuple(out)
 
     return review.memo("trainers.table", build)
+
+
+def _dependents(review: Review) -> tuple[Pair, ...]:
+    """Unchanged HF arguments files whose `deepspeed:` names a changed JSON file: their values change too."""
+    cs = review.changeset
+    changed = {f.path for f in cs.files}
+    json_files = {f.path for f in cs.files if f.path.endswith(".json")}
+    json_files |= {f.old_path for f in cs.files if f.old_path and f.old_path.endswith(".json")}
+    if not json_files:
+        return ()
+    candidates = [p for p in cs.base_paths() if p not in changed and _candidate(review, p)]
+    if len(candidates) > MAX_DEPENDENT_SCAN:
+        review.incomplete.setdefault(
+            "trainer configs that may name a changed DeepSpeed config",
+            f"over {MAX_DEPENDENT_SCAN} YAML/JSON files; the first were searched",
+        )
+    candidates = candidates[:MAX_DEPENDENT_SCAN]
+    names = tuple({posixpath.basename(p) for p in json_files})
+    out = []
+    for path in sorted(cs.mentioning(cs.head_sha, candidates, names)):
+        try:
+            text = cs.head_text(path)
+        except UnreadableFile:
+            continue
+        if text is None or len(text) > MAX_TRAINER_BYTES or not may_hold(text):
+            continue
+        try:
+            data = formats.load(text, formats.format_of(path) or "yaml")
+        except formats.FormatError:
+            continue
+        if format_of(data) is None:
+            continue
+        for head in (False, True):
+            linked = _deepspeed_config(review, path, data, head)
+            named = data.get("deepspeed") if isinstance(data, dict) else None
+            if (
+                linked is not None
+                and linked[0] in json_files
+                or (isinstance(named, str) and posixpath.normpath(named) in json_files)
+            ):
+                out.append(Pair(path, path))
+                break
+    return tuple(out)
 
 
 def _row(review: Review, pair: Pair, holders: dict[bool, frozenset[str]]) -> ProfileMath | None:
