@@ -13,7 +13,7 @@ from bot.cli.main import main
 from rules.core import formats
 from rules.core.config import Config
 from rules.training.trainers import axolotl, format_of, hf
-from rules.training.trainers.facts import Facts, world_from_accelerate
+from rules.training.trainers.facts import Facts, transformers_from, world_from_accelerate
 from rules.training.trainers.keys import TrainerConfigError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trainers"
@@ -50,10 +50,99 @@ def hf_loop(
     return updates, examples
 
 
+def old_hf_loop(n: int, per_device: int, ga: int, epochs: int, carried: bool) -> tuple[int, int]:
+    """(updates, examples) of transformers 4.47-4.51 (the tail stepped per epoch, S counting floor(L / GA)
+    an epoch) or, carried, up to 4.46 (an update every GA micro-batches of a count across epochs), one
+    process, simulated batch by batch."""
+    batches = [min(per_device, n - start) for start in range(0, n, per_device)]
+    total = epochs * max(len(batches) // ga, 1)
+    updates = examples = counted = window = 0
+    for _ in range(epochs):
+        for i, rows in enumerate(batches):
+            window += rows
+            counted += 1
+            last = i + 1 == len(batches)
+            if (counted % ga == 0) if carried else ((i + 1) % ga == 0 or last):
+                updates += 1
+                examples += window
+                window = 0
+                if updates == total:
+                    return updates, examples
+        if not carried:
+            window = 0
+    return updates, examples
+
+
 def test_the_oracle_reproduces_the_surveyed_worked_example():
-    """TRAINERS.md §0: 300 examples, b=1, GA=8: 38 updates / 300 examples in one epoch, 114 / 900 in three."""
+    """TRAINERS.md §0: 300 examples, b=1, GA=8: on >= 4.52 38 updates / 300 examples in one epoch, 114 / 900
+    in three; 4.47-4.51: 37 / 296 and 111 / 880; up to 4.46: 37 / 296 and 111 / 888."""
     assert hf_loop(300, 1, 1, 8, 1) == (38, 300)
     assert hf_loop(300, 1, 1, 8, 3) == (114, 900)
+    assert old_hf_loop(300, 1, 8, 1, carried=False) == (37, 296)
+    assert old_hf_loop(300, 1, 8, 3, carried=False) == (111, 880)
+    assert old_hf_loop(300, 1, 8, 3, carried=True) == (111, 888)
+
+
+@pytest.mark.parametrize(
+    "version, epochs, carried, tail",
+    [
+        ((4, 48), 3, False, "but the run length counts whole updates only"),
+        ((4, 46), 3, True, "carried into the next epoch's first update"),
+        ((4, 46), 1, True, "carried into the next epoch's first update"),
+        ((4, 36), 2, True, "carried into the next epoch's first update"),
+    ],
+)
+def test_older_transformers_releases_count_the_tail_their_own_way(version, epochs, carried, tail):
+    data = {
+        "per_device_train_batch_size": 1,
+        "gradient_accumulation_steps": 8,
+        "num_train_epochs": epochs,
+        "dataset_name": "d",
+    }
+    source = f"transformers=={version[0]}.{version[1]} in requirements.txt"
+    v = hf.derive(data, Facts(datasets={"d": 300}, transformers=version, transformers_source=source))
+    assert (v.optimizer_steps, v.effective_train_examples) == old_hf_loop(300, 1, 8, epochs, carried)
+    assert v.tail is not None and tail in v.tail and source in v.tail
+
+
+@pytest.mark.parametrize(
+    "files, version, source",
+    [
+        (
+            {"setup.py": '_deps = [\n    "transformers==4.52.3",\n    "trl[vllm]==0.18.0",\n]\n'},
+            (4, 52),
+            "transformers==4.52 in setup.py",
+        ),  # open-r1 @1416fa0
+        (
+            {"setup.py": '    "transformers>=4.53.3",\n'},
+            (4, 53),
+            "transformers>=4.53 in setup.py",
+        ),  # alignment-handbook
+        (
+            {"pyproject.toml": 'dependencies = [\n    "transformers==5.14.1",\n]\n'},
+            (5, 14),
+            "transformers==5.14 in pyproject.toml",
+        ),  # axolotl @067b021c
+        (
+            {"requirements.txt": "torch\ntransformers[torch]==4.48.3\n"},
+            (4, 48),
+            "transformers==4.48 in requirements.txt",
+        ),
+        (
+            {"uv.lock": '[[package]]\nname = "transformers"\nversion = "4.46.3"\n'},
+            (4, 46),
+            "transformers==4.46 in uv.lock",
+        ),
+        ({"requirements.txt": "sentence-transformers==2.7.0\n"}, None, None),
+        (
+            {"a/requirements.txt": "transformers==4.48.3\n", "b/requirements.txt": "transformers==4.57.1\n"},
+            None,
+            "transformers pins disagree (4.48, 4.57)",
+        ),
+    ],
+)
+def test_the_transformers_release_comes_from_the_repositorys_pins(files, version, source):
+    assert transformers_from(files) == (version, source)
 
 
 # --- Detection ---
@@ -181,6 +270,20 @@ def test_max_steps_overrides_epochs_and_counts_examples_by_the_trainers_estimate
     known = hf.derive({**data, "dataset_name": "d"}, Facts(2, "test", {"d": 1_000}))
     assert (known.optimizer_steps, known.effective_train_examples) == hf_loop(1_000, 4, 2, 2, 3, 100)
     assert not known.estimate and known.epochs == round(100 / 63, 4)
+
+
+def test_transformers_5_lets_a_warmup_ratio_replace_warmup_steps():
+    data = {
+        "per_device_train_batch_size": 1,
+        "gradient_accumulation_steps": 8,
+        "num_train_epochs": 1,
+        "dataset_name": "d",
+        "warmup_steps": 5,
+        "warmup_ratio": 0.5,
+    }
+    v5 = hf.derive(data, Facts(datasets={"d": 300}, transformers=(5, 0), transformers_source="pin"))
+    v4 = hf.derive(data, Facts(datasets={"d": 300}, transformers=(4, 57), transformers_source="pin"))
+    assert (v5.warmup_steps, v4.warmup_steps) == (19, 5)  # ceil(0.5 * 38) on 5.0
 
 
 @pytest.mark.parametrize(
@@ -549,3 +652,19 @@ def test_a_deepspeed_config_changed_alone_re_derives_the_arguments_that_name_it(
     assert row["path"] == "recipes/sft.yaml"
     assert (row["base"]["world_size"], row["head"]["world_size"]) == (8, 4)
     assert (row["base"]["optimizer_steps"], row["head"]["optimizer_steps"]) == (16, 32)
+
+
+def test_a_pinned_transformers_release_sets_the_rows_tail(make_repo, capsys):
+    """300 examples, GA 8, one epoch: 38 updates on a current release, 37 on the pinned 4.48."""
+    recipe = (
+        HF_DS.replace("deepspeed: {ds}\n", "")
+        .format(ga=8)
+        .replace("per_device_train_batch_size: 4", "per_device_train_batch_size: 1")
+    )
+    bot_yml = "training:\n  world_size: 1\n  datasets:\n    org/chat: 300\n"
+    base = {".github/bot.yml": bot_yml, "requirements.txt": "transformers==4.48.3\n", "sft.yaml": recipe}
+    # The recipe changes too: a pin changed alone does not re-derive the unchanged configs (yet).
+    head = {"requirements.txt": "transformers==4.57.1\n", "sft.yaml": recipe + "seed: 1\n"}
+    (row,) = _json_check(capsys, make_repo, base, head)["profiles"]
+    assert (row["base"]["optimizer_steps"], row["head"]["optimizer_steps"]) == (37, 38)
+    assert "ends early (transformers==4.48 in requirements.txt)" in row["base"]["tail"]

@@ -120,17 +120,13 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     warmup, warm_formula = _warmup(data, total)
     if warm_formula:
         formula_parts.append(f"warmup = {warm_formula}")
-    ep = hfloop.epoch(n, micro, dp, ga, flag(data, "dataloader_drop_last")) if n is not None else None
+    version, release = facts.release()
+    how = hfloop.regime(version)
+    ep = hfloop.epoch(n, micro, dp, ga, flag(data, "dataloader_drop_last"), how) if n is not None else None
     examples = None
     if steps is not None and ep is not None and not packing:
         examples = hfloop.examples_applied(ep, steps, ga, micro * dp)
-    tail = None
-    if ep is not None and not packing:
-        tail = (
-            f"each epoch's last update takes {ep.tail} of {ga} micro-batches (transformers >= 4.52)"
-            if ep.tail
-            else f"none: {ep.micro_batches} micro-batches an epoch fill {ep.updates} updates"
-        )
+    tail = hfloop.describe_tail(ep, ga, release) if not packing else None
     scheduler = data.get("lr_scheduler", "cosine")
     scheduler = scheduler if isinstance(scheduler, str) else "cosine"
     decaying = scheduler not in ("constant", "constant_with_warmup")
@@ -146,7 +142,7 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
         optimizer_steps=steps,
         effective_train_examples=examples,
         train_examples=n,
-        epochs=round(steps / ep.updates, 4)
+        epochs=hfloop.epochs_covered(ep, steps, ga)
         if steps is not None and ep is not None and not packing
         else epochs,
         scheduler=scheduler,

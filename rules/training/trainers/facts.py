@@ -6,6 +6,7 @@ repository's accelerate configs when they agree on `num_processes`; else the ste
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,15 @@ class Facts:
     deepspeed_path: str | None = None
     # Whether world_size was set in .github/bot.yml (it then outranks what other files imply).
     configured: bool = False
+    # The transformers release the runs use at least (major, minor), and the file that says so.
+    transformers: tuple[int, int] | None = None
+    transformers_source: str | None = None
+
+    def release(self) -> tuple[tuple[int, int] | None, str]:
+        """The transformers release the step math follows, and how the row names it."""
+        if self.transformers is None:
+            return None, f"transformers >= 4.52 assumed: {self.transformers_source or 'no pin found'}"
+        return self.transformers, str(self.transformers_source)
 
     def world(self) -> tuple[int, str]:
         """The data-parallel world size the step math uses, and the note that says where it came from."""
@@ -64,3 +74,39 @@ def world_from_accelerate(configs: Mapping[str, str]) -> tuple[int | None, str |
     first = next(iter(found))
     more = f" and {len(found) - 1} more" if len(found) > 1 else ""
     return sizes[0], f"`num_processes` in {first}{more}"
+
+
+# `transformers==4.52.3`, `"transformers>=4.53.3",`, `transformers[torch]~=4.57` in requirements files,
+# setup.py, setup.cfg and pyproject.toml; uv.lock and poetry.lock name the locked version on the next line.
+_REQUIREMENT = re.compile(r"""(?<![\w.-])transformers(?:\[[^\]\n]*\])?\s*(==|>=|~=)\s*v?([0-9]+)\.([0-9]+)""")
+_LOCKED = re.compile(r'name\s*=\s*"transformers"\s*\n\s*version\s*=\s*"([0-9]+)\.([0-9]+)')
+REQUIREMENT_NAMES = ("setup.py", "setup.cfg", "pyproject.toml", "uv.lock", "poetry.lock")
+
+
+def is_requirements_file(path: str) -> bool:
+    """Files that may pin transformers: requirements*.txt and the packaging files named above."""
+    name = path.rsplit("/", 1)[-1]
+    return name in REQUIREMENT_NAMES or (name.startswith("requirements") and name.endswith(".txt"))
+
+
+def transformers_from(files: Mapping[str, str]) -> tuple[tuple[int, int] | None, str | None]:
+    """The transformers release the repository's files fix at least, and where: an exact pin (`==`,
+    or a lock) wins, all of them agreeing; else the highest lower bound (`>=`, `~=`). (None, why) when
+    pins disagree, (None, None) when no file names transformers."""
+    exact: dict[tuple[int, int], str] = {}
+    lower: dict[tuple[int, int], str] = {}
+    for path, text in sorted(files.items()):
+        for op, major, minor in _REQUIREMENT.findall(text):
+            (exact if op == "==" else lower).setdefault((int(major), int(minor)), path)
+        for major, minor in _LOCKED.findall(text):
+            exact.setdefault((int(major), int(minor)), path)
+    if len(exact) > 1:
+        shown = ", ".join(f"{a}.{b}" for a, b in sorted(exact))
+        return None, f"transformers pins disagree ({shown})"
+    if exact:
+        ((version, path),) = exact.items()
+        return version, f"transformers=={version[0]}.{version[1]} in {path}"
+    if lower:
+        version = max(lower)
+        return version, f"transformers>={version[0]}.{version[1]} in {lower[version]}"
+    return None, None

@@ -39,7 +39,6 @@ _DECAYING = frozenset(
         "DeepSpeed WarmupCosineLR",
     }
 )
-_DEFAULTS = {"per_device_train_batch_size": 8, "num_train_epochs": 3.0, "lr_scheduler_type": "linear"}
 
 
 def detect(data: Any) -> bool:
@@ -154,10 +153,10 @@ def _grpo(
     )
 
 
-def _epochs(steps: int | None, ep: hfloop.Epoch | None, configured: float | None) -> float | None:
+def _epochs(steps: int | None, ep: hfloop.Epoch | None, ga: int, configured: float | None) -> float | None:
     """Epochs the run covers: S / U where both are known, else the configured number (epoch mode)."""
     if steps is not None and ep is not None:
-        return round(steps / ep.updates, 4)
+        return hfloop.epochs_covered(ep, steps, ga)
     return configured
 
 
@@ -200,7 +199,9 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     packing = flag(data, "packing")
     if packing:
         notes.append("packing: examples are packed into rows of max_length tokens, so counts are estimates")
-    ep = hfloop.epoch(n, b, w, ga, flag(data, "dataloader_drop_last")) if n is not None else None
+    version, release = facts.release()
+    how = hfloop.regime(version)
+    ep = hfloop.epoch(n, b, w, ga, flag(data, "dataloader_drop_last"), how) if n is not None else None
     if max_steps > 0:
         steps: int | None = max_steps
         formula = None
@@ -221,7 +222,10 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
         estimate = True
     warm_steps = number(data, "warmup_steps", 0.0) or 0.0
     warm_ratio = number(data, "warmup_ratio", 0.0) or 0.0
-    if warm_steps >= 1 and warm_ratio > 0:
+    if warm_ratio > 0 and version is not None and version >= (5, 0):
+        # transformers 5.0 copies a set warmup_ratio into warmup_steps (training_args.py L1645-1647)
+        warm_steps, warm_ratio = warm_ratio, 0.0
+    elif warm_steps >= 1 and warm_ratio > 0:
         notes.append(
             "both warmup_steps and warmup_ratio: transformers 4 uses warmup_steps (assumed), 5 warmup_ratio"
         )
@@ -231,21 +235,13 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     if warm_formula:
         formula = "; ".join(f for f in (formula, f"warmup = {warm_formula}") if f)
     decay = steps - warmup if steps is not None and warmup is not None and scheduler in _DECAYING else None
-    tail = None
-    if ep is not None:
-        tail = (
-            f"each epoch's last update takes {ep.tail} of {ga} micro-batches (transformers >= 4.52)"
-            if ep.tail
-            else f"none: {ep.micro_batches} micro-batches an epoch fill {ep.updates} updates"
-        )
-    elif ga > 1:
-        tail = "each epoch's short last update is stepped (transformers >= 4.52)"
+    tail = hfloop.describe_tail(ep, ga, release)
     return StepValues(
         **common,
         optimizer_steps=steps,
         effective_train_examples=examples,
         train_examples=n,
-        epochs=_epochs(steps, ep, epochs if max_steps <= 0 else None),
+        epochs=_epochs(steps, ep, ga, epochs if max_steps <= 0 else None),
         warmup_steps=warmup,
         warmup_ratio=(warm_steps if 0 < warm_steps < 1 else warm_ratio) or None,
         decay_steps=decay,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -11,13 +12,18 @@ from rules.core.base import Review
 from rules.core.models import ProfileMath, StepValues, UnreadableFile
 from rules.training.pairing import Pair, file_pairs
 from rules.training.trainers import FORMATS, Format, format_of, may_hold
-from rules.training.trainers.facts import Facts, world_from_accelerate
+from rules.training.trainers.facts import (
+    Facts,
+    is_requirements_file,
+    transformers_from,
+    world_from_accelerate,
+)
 from rules.training.trainers.keys import TrainerConfigError
 
 # Trainer configs are small; a larger file is not one (a review must stay bounded).
 MAX_TRAINER_BYTES = 512 * 1024
-# Accelerate configs read for the world size, at most.
-MAX_ACCELERATE_FILES = 50
+# Accelerate configs (or requirement files) read at one side, at most.
+MAX_SIDE_FILES = 50
 # Unchanged configs searched for a `deepspeed:` naming a changed DeepSpeed JSON, at most.
 MAX_DEPENDENT_SCAN = 2000
 
@@ -30,29 +36,39 @@ def _candidate(review: Review, path: str | None) -> bool:
     return globs.match(path, review.config.training.globs)
 
 
+def _texts(review: Review, head: bool, wanted: Callable[[str], bool]) -> dict[str, str]:
+    """The texts at one side of the repository's files that `wanted` picks (at most MAX_SIDE_FILES)."""
+    cs = review.changeset
+    paths = {p for p in cs.base_paths() if wanted(p)} | {f.path for f in cs.files if wanted(f.path)}
+    texts = {}
+    for path in sorted(paths)[:MAX_SIDE_FILES]:
+        try:
+            text = cs.head_text(path) if head else cs.base_text(path)
+        except UnreadableFile:
+            continue
+        if text is not None:
+            texts[path] = text
+    return texts
+
+
 def facts(review: Review, head: bool) -> Facts:
-    """The world size and dataset sizes at one side (memoised): bot.yml, else the accelerate configs."""
+    """The world size, dataset sizes and transformers release at one side (memoised): bot.yml, else the
+    repository's accelerate configs and requirement files."""
 
     def build() -> Facts:
         cfg = review.config.training
-        datasets = dict(cfg.datasets)
+        version, version_source = transformers_from(_texts(review, head, is_requirements_file))
+        known = Facts(datasets=dict(cfg.datasets), transformers=version, transformers_source=version_source)
         if cfg.world_size is not None:
-            return Facts(
-                cfg.world_size, "`training.world_size` in .github/bot.yml", datasets, configured=True
+            return replace(
+                known,
+                world_size=cfg.world_size,
+                world_source="`training.world_size` in .github/bot.yml",
+                configured=True,
             )
-        cs = review.changeset
-        paths = [p for p in cs.base_paths() if globs.match(p, cfg.accelerate_globs)]
-        paths += [f.path for f in cs.files if globs.match(f.path, cfg.accelerate_globs)]
-        texts = {}
-        for path in sorted(set(paths))[:MAX_ACCELERATE_FILES]:
-            try:
-                text = cs.head_text(path) if head else cs.base_text(path)
-            except UnreadableFile:
-                continue
-            if text is not None:
-                texts[path] = text
-        world, source = world_from_accelerate(texts)
-        return Facts(world, source, datasets)
+        accelerate = _texts(review, head, lambda p: globs.match(p, cfg.accelerate_globs))
+        world, source = world_from_accelerate(accelerate)
+        return replace(known, world_size=world, world_source=source)
 
     return review.memo(f"trainers.facts:{'head' if head else 'base'}", build)
 
