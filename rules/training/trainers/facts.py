@@ -78,8 +78,15 @@ def world_from_accelerate(configs: Mapping[str, str]) -> tuple[int | None, str |
 
 # `transformers==4.52.3`, `"transformers>=4.53.3",`, `transformers[torch]~=4.57` in requirements files,
 # setup.py, setup.cfg and pyproject.toml; uv.lock and poetry.lock name the locked version on the next line.
-_REQUIREMENT = re.compile(r"""(?<![\w.-])transformers(?:\[[^\]\n]*\])?\s*(==|>=|~=)\s*v?([0-9]+)\.([0-9]+)""")
-_LOCKED = re.compile(r'name\s*=\s*"transformers"\s*\n\s*version\s*=\s*"([0-9]+)\.([0-9]+)')
+# Every repetition is bounded: the text is the pull request's.
+_REQUIREMENT = re.compile(
+    r"(?<![\w.-])transformers(?:\[[^\]\n]{0,100}\])?[ \t]{0,20}(==|>=|~=)"
+    r"[ \t]{0,20}v?([0-9]{1,4})\.([0-9]{1,4})"
+)
+_LOCKED = re.compile(
+    r'name[ \t]{0,20}=[ \t]{0,20}"transformers"[ \t\r]{0,20}\n'
+    r'[ \t]{0,20}version[ \t]{0,20}=[ \t]{0,20}"([0-9]{1,4})\.([0-9]{1,4})'
+)
 REQUIREMENT_NAMES = ("setup.py", "setup.cfg", "pyproject.toml", "uv.lock", "poetry.lock")
 
 
