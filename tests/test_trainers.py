@@ -7,6 +7,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from bot.cli.main import main
@@ -668,3 +670,56 @@ def test_a_pinned_transformers_release_sets_the_rows_tail(make_repo, capsys):
     (row,) = _json_check(capsys, make_repo, base, head)["profiles"]
     assert (row["base"]["optimizer_steps"], row["head"]["optimizer_steps"]) == (37, 38)
     assert "ends early (transformers==4.48 in requirements.txt)" in row["base"]["tail"]
+
+
+_VALUES = st.one_of(
+    st.integers(min_value=-3, max_value=64),
+    st.integers(min_value=-3, max_value=64),
+    st.floats(min_value=-1, max_value=10),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**15), max_value=10**15),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=5),
+    st.lists(st.integers(), max_size=2),
+)
+_KEYS = (
+    "per_device_train_batch_size",
+    "gradient_accumulation_steps",
+    "num_train_epochs",
+    "max_steps",
+    "warmup_steps",
+    "warmup_ratio",
+    "num_generations",
+    "num_iterations",
+    "steps_per_generation",
+    "generation_batch_size",
+    "micro_batch_size",
+    "batch_size",
+    "num_epochs",
+    "val_set_size",
+    "context_parallel_size",
+    "tensor_parallel_size",
+    "sequence_len",
+    "max_length",
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    values=st.dictionaries(st.sampled_from(_KEYS), _VALUES, max_size=10),
+    world=st.integers(min_value=1, max_value=10**6),
+    n=st.integers(min_value=1, max_value=10**9),
+)
+def test_any_values_give_values_or_a_reason_never_a_crash(values, world, n):
+    facts = Facts(world, "test", {"d": n})
+    for fmt, base in (
+        (hf, {"per_device_train_batch_size": 2, "dataset_name": "d"}),
+        (hf, {"per_device_train_batch_size": 2, "dataset_name": "d", "num_generations": 2}),
+        (axolotl, {"micro_batch_size": 1, "sequence_len": 8, "datasets": [{"path": "d"}]}),
+    ):
+        try:
+            v = fmt.derive({**base, **values}, facts)
+        except TrainerConfigError:
+            continue
+        assert v.optimizer_steps is None or v.optimizer_steps >= 0

@@ -84,7 +84,11 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     positive("gradient_accumulation_steps", ga)
     per_device = batch or micro * ga
     epochs = number(data, "num_epochs", 1.0) or 0.0
+    if epochs <= 0 and not (integer(data, "max_steps", None) or 0) > 0:
+        raise TrainerConfigError(f"`num_epochs` should be above 0; got {shown(epochs)}")
     max_steps = integer(data, "max_steps", None) or None
+    if max_steps is not None:
+        positive("max_steps", max_steps)
     w, world_note = facts.world()
     notes = [world_note]
     parallel = (integer(data, "context_parallel_size", 1) or 1) * (

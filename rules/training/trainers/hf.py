@@ -165,7 +165,14 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     b = positive(WORD, integer(data, WORD, 8) or 0)
     ga = positive("gradient_accumulation_steps", integer(data, "gradient_accumulation_steps", 1) or 0)
     epochs = number(data, "num_train_epochs", 3.0) or 0.0
-    max_steps = integer(data, "max_steps", -1) or -1
+    if epochs <= 0 and not (integer(data, "max_steps", None) or 0) > 0:
+        raise TrainerConfigError(f"`num_train_epochs` should be above 0; got {shown(epochs)}")
+    max_steps = integer(data, "max_steps", -1)
+    if max_steps == 0:
+        raise TrainerConfigError(
+            "`max_steps` is 0: the Trainer makes no update (-1 leaves the length to epochs)"
+        )
+    max_steps = -1 if max_steps is None else max_steps
     w, world_note = facts.world()
     notes = [world_note]
     scheduler = data.get("lr_scheduler_type", "linear")

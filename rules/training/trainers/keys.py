@@ -6,6 +6,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+# No real run needs a number above this; larger ones would only overflow the arithmetic.
+MAX_NUMBER = 10**12
+
 
 class TrainerConfigError(ValueError):
     """A key whose value the trainer would refuse or that the step math cannot use; the message says which."""
@@ -20,7 +23,7 @@ def integer(data: Mapping[str, Any], key: str, default: int | None) -> int | Non
         raise TrainerConfigError(f"`{key}` should be a whole number; got `{str(value)[:40]}`")
     if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
         raise TrainerConfigError(f"`{key}` should be a whole number; got `{value}`")
-    return int(value)
+    return _bounded(key, int(value))
 
 
 def number(data: Mapping[str, Any], key: str, default: float | None) -> float | None:
@@ -30,7 +33,13 @@ def number(data: Mapping[str, Any], key: str, default: float | None) -> float | 
         return default
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise TrainerConfigError(f"`{key}` should be a number; got `{str(value)[:40]}`")
-    return float(value)
+    return float(_bounded(key, value))
+
+
+def _bounded(key: str, value: Any) -> Any:
+    if abs(value) > MAX_NUMBER:
+        raise TrainerConfigError(f"`{key}` is {value:.3g}, beyond any training run")
+    return value
 
 
 def positive(key: str, value: int) -> int:
