@@ -1,9 +1,9 @@
 """Score AGT001 (and AGT002's false positives) on the issue-23 judged sets of `benchmarks/holdout/`.
 
 Each row of `agt001-*.csv` in the chosen split is a new test of one commit. The commit is reviewed against
-its first parent as `bot check` does it locally (in-process, as `benchmarks/signal.py`: no PR title, so the
-commit messages stand in for it, and AGT001/AGT002 on by the config override), and AGT001 counts as
-raised when it gives an error (or warning) on that test (`benchmarks/judged.py` `flagged`).
+its first parent as `bot check` does it locally (in-process, as `benchmarks/signal_ranges.py`: no PR
+title, so the commit messages stand in for it, and AGT001/AGT002 on by the config override), and AGT001
+counts as raised when it gives an error (or warning) on that test (`benchmarks/judged.py` `flagged`).
 
     python benchmarks/holdout/score_agt001.py [--split tune|holdout|all] [--clones /work/clones] [--json]
 
@@ -29,7 +29,7 @@ from benchmarks.judged import (  # noqa: E402
     case_of,
     flagged,
 )
-from benchmarks.signal import DEFAULT_CLONES, Outcome, _git, _has  # noqa: E402
+from benchmarks.signal_ranges import DEFAULT_CLONES, Outcome, _git, _has  # noqa: E402
 from bot.git.local import SourceError, load_changeset  # noqa: E402
 from bot.review.engine import review  # noqa: E402
 from rules.core.models import PullRequest  # noqa: E402
