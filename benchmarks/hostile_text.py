@@ -33,14 +33,17 @@ from typing import Any
 import bot
 import rules
 from bot.git.diff import DiffError, parse_diff
+from bot.git.local import pr_number_of
 from bot.github.artifact import ArtifactError, load_artifact
 from bot.github.commands import parse_commands
 from bot.review.engine import review
 from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize
-from rules.core.models import ChangeSet, FileChange, FileStatus, PullRequest
-from rules.testcode.regression_evidence import _IMPORT, pr_evidence
+from rules.core.closing_refs import closing_issues
+from rules.core.models import ChangeSet, FileChange, FileStatus, LinkedIssue, PullRequest
+from rules.testcode.changelog import Entry, added_entries, section_kind
+from rules.testcode.regression_evidence import _IMPORT, pr_evidence, validation_test
 from rules.training.claims import claims
 from rules.training.profiles import ProfileError, parse_profiles
 from rules.training.trainers.facts import transformers_from
@@ -305,6 +308,34 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
     "pr-evidence": lambda t: pr_evidence(
         PullRequest(title=t[:1000], body=t, head_ref=t[:200], labels=(t[:100],), commits=(t,)), frozenset()
     ),
+    # On GitHub: the issues the description closes, then what their labels and type say (GitHub caps a
+    # label's name at 50 characters; the type's name is the repository's own, short too).
+    "pr-linked-issues": lambda t: (
+        closing_issues(t, "octo/repo", own=7),
+        pr_evidence(
+            PullRequest(
+                title="Change",
+                body=t,
+                linked_issues=(LinkedIssue(number=12, labels=(t[:100],), type=t[:100]),),
+            ),
+            frozenset(),
+        ),
+    ),
+    # A changelog the PR changes: its entries with their sections, then what they say of a fix.
+    "changelog-entries": lambda t: added_entries(t, range(1, t.count("\n") + 2), t.splitlines()[:20]),
+    "changelog-evidence": lambda t: (
+        section_kind(t),
+        pr_evidence(
+            PullRequest(title=t[:1000], commits=(t[:1000],)),
+            frozenset(),
+            (Entry(t[:500], t[:80], ""), Entry(t[:500], t[:80], "other")),
+        ),
+        pr_evidence(PullRequest(title=f"fix({t[:40]}): {t[:1000]}"), frozenset()),
+    ),
+    # The PR number local mode takes from a squash or merge commit's subject.
+    "commit-subject-number": pr_number_of,
+    # A test's name read as one of a validation PR's validation tests.
+    "test-name-validation": validation_test,
     "pr-claims": claims,
     "test-file-comment": lambda t: _review(
         {"AGENTS.md": RULE_AGENTS},

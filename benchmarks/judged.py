@@ -36,23 +36,25 @@ class Case:
     extract: str
 
 
+def case_of(row: dict[str, str]) -> Case:
+    """One judged case from its CSV row (the columns of judged_cases.csv and holdout/agt001-*.csv)."""
+    return Case(
+        repo=row["repository"],
+        commit=row["commit"],
+        path=row["path"],
+        test=row["test"],
+        line=int(row["line"]) if row["line"] else None,
+        rule=row["rule"],
+        expected={"yes": True, "no": False}[row["expected"]],
+        reason=row["reason"],
+        extract=row.get("extract") or "",
+    )
+
+
 def load_cases(path: Path = CASES) -> list[Case]:
     """The cases of the CSV file (lines starting with # are comments)."""
     with path.open(newline="", encoding="utf-8") as fh:
-        return [
-            Case(
-                repo=row["repository"],
-                commit=row["commit"],
-                path=row["path"],
-                test=row["test"],
-                line=int(row["line"]) if row["line"] else None,
-                rule=row["rule"],
-                expected={"yes": True, "no": False}[row["expected"]],
-                reason=row["reason"],
-                extract=row.get("extract", ""),
-            )
-            for row in csv.DictReader(line for line in fh if not line.startswith("#"))
-        ]
+        return [case_of(row) for row in csv.DictReader(line for line in fh if not line.startswith("#"))]
 
 
 # The Prime-RL check that is not a rule code: whether a changed config is shown as an SFT profile.

@@ -5,7 +5,12 @@ and 2,500 source files, then measures:
 
 - the floor: `git diff` of the PR, plus reading and `ast.parse` of every changed test file at head;
 - the bot: `load_changeset` (with the review's warm-ups while it waits on git) + `review` + rendering the
-  comment (what `bot check` does), in a fresh interpreter, with that process's peak memory (max RSS).
+  comment (what `bot check` does), in a fresh interpreter, with that process's peak memory (max RSS);
+- the whole process: `python -m bot check main..pr --format markdown` as a user runs it (interpreter start,
+  imports, review, output), from its start to its exit.
+
+The interpreters use the bytecode cache as an installed bot does (pip compiles it): PYTHONDONTWRITEBYTECODE
+is dropped from their environment and one untimed run writes the cache first.
 
 No network; prints figures, it is not a timed test. Goal (issue 11): bot / floor <= 1.5.
 
@@ -35,7 +40,7 @@ AGENTS = """# Working here
 """
 
 ENV = {
-    **os.environ,
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     "GIT_AUTHOR_NAME": "bench",
     "GIT_AUTHOR_EMAIL": "bench@invalid",
     "GIT_COMMITTER_NAME": "bench",
@@ -184,6 +189,15 @@ def bot(repo: Path, root: Path) -> tuple[float, float, float, float, float, str]
     )
 
 
+def whole(repo: Path, root: Path) -> float:
+    """Seconds of one `bot check` of the PR as a user runs it, in a fresh process."""
+    env = {**ENV, "PYTHONPATH": str(root)}
+    command = [sys.executable, "-m", "bot", "check", "main..pr", "--format", "markdown"]
+    start = time.perf_counter()
+    subprocess.run(command, env=env, cwd=repo, check=False, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tests", type=int, default=500)
@@ -205,9 +219,14 @@ def main() -> int:
             )
             return 0
         floors, bots, rss, child_rss, cpus, imports = [], [], [], [], [], []
+        wholes, whole_floors = [], []
         summary = ""
         lines = 0
+        whole(repo, args.root)  # writes the bytecode cache
         for _ in range(args.repeat):  # one after the other: a busy spell of the machine hits both
+            seconds, lines = floor(repo)
+            whole_floors.append(seconds)
+            wholes.append(whole(repo, args.root))
             seconds, lines = floor(repo)
             floors.append(seconds)
             imp, seconds, peak, child_peak, cpu, summary = bot(repo, args.root)
@@ -235,6 +254,12 @@ def main() -> int:
         "(goal <= 1.5)"
     )
     print(f"ratio of each run to its own floor: {', '.join(f'{r:.2f}' for r in runs)}")
+    whole_runs = sorted(x / y for x, y in zip(wholes, whole_floors, strict=True))
+    print(
+        f"whole process (`bot check main..pr`): median {statistics.median(wholes):.2f} s; ratio to the floor "
+        f"{statistics.median(whole_runs):.2f}, the median of the runs' ratios "
+        f"({', '.join(f'{r:.2f}' for r in whole_runs)})  (goal <= 1.5)"
+    )
     print(
         f"CPU time of the review (the bot's process and its children): median {statistics.median(cpus):.2f} s"
     )

@@ -55,6 +55,7 @@ def openapi() -> dict:
     for path, item in extra["paths"].items():
         doc["paths"].setdefault(path, {}).update(item)
     doc["components"]["schemas"].update(extra["components"]["schemas"])
+    doc["components"]["examples"].update(extra["components"].get("examples", {}))
     return _translate(doc)
 
 
@@ -154,7 +155,9 @@ def payload(event: str, name: str) -> dict:
 
 @lru_cache(maxsize=1)
 def _examples() -> dict:
-    return json.loads((FIXTURES / "api.github.com.subset.json").read_text())["components"]["examples"]
+    examples = json.loads((FIXTURES / "api.github.com.subset.json").read_text())["components"]["examples"]
+    extra = json.loads((FIXTURES / "api.github.com.supplement.json").read_text())["components"]
+    return {**examples, **extra.get("examples", {})}
 
 
 def example(name: str) -> Any:
@@ -287,6 +290,21 @@ def label(name: str) -> dict:
     lb = example("label")
     lb.update(name=name, url=f"https://api.github.com/repos/octo/repo/labels/{quote(name)}")
     return lb
+
+
+def issue(number: int, labels: tuple[str, ...] = (), kind: str | None = None, pull: bool = False) -> dict:
+    """An issue as `GET .../issues/{issue_number}` gives it (GitHub's example), with its labels and its
+    issue type (kind: "Bug", "Feature"...; None where the repository has no issue types); pull: the number
+    is a pull request's (GitHub's issues API serves those too, with a `pull_request` member)."""
+    i = example("issue")
+    i.update(number=number, url=f"https://api.github.com/repos/octo/repo/issues/{number}")
+    i["labels"] = [label(name) for name in labels]
+    i["type"] = None
+    if kind is not None:
+        i["type"] = {"id": 410, "node_id": "IT_kwDNAd3NAZo", "name": kind, "description": f"A {kind.lower()}"}
+    if not pull:
+        i.pop("pull_request", None)
+    return i
 
 
 def permission(login: str, level: str) -> dict:
@@ -436,6 +454,9 @@ class PullState:
         self.head_repo = "octo/repo"  # a fork's OWNER/NAME for pull requests from forks
         self.state = "open"
         self.draft = False
+        self.title, self.body = "Change", ""
+        # Other issues of the repository, as `issue()` builds them, by number (any other number answers 404).
+        self.issues: dict[int, dict] = {}
         self.labels: list[str] = []
         self.repo_labels: list[str] = ["bug"]
         self.comments: list[dict] = []
@@ -532,8 +553,14 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
             changed,
             head_repo=st.head_repo,
             state=st.state,
+            title=st.title,
+            body=st.body,
         )
         return 200, data, {}
+
+    def get_issue(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        found = st.issues.get(int(p["issue_number"]))
+        return (200, found, {}) if found is not None else (404, error("Not Found"), {})
 
     def create_comment(p: dict, q: dict, body: dict) -> tuple[int, dict, dict]:
         st.comments.extend(st.race)
@@ -735,6 +762,7 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
     )
     route("POST", "/repos/{owner}/{repo}/labels", create_label)
     route("POST", issue + "/labels", add_labels)
+    route("GET", issue, get_issue)
     route("DELETE", issue + "/labels/{name}", remove_label)
     route("POST", "/repos/{owner}/{repo}/statuses/{sha}", create_status)
     route("POST", "/repos/{owner}/{repo}/check-runs", create_check)

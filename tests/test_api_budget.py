@@ -9,6 +9,7 @@ queries and contents reads) <= ceil(N/50), none with a checkout; at most one wri
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -150,3 +151,22 @@ def test_with_a_checkout_no_file_is_read_through_the_api(gh, make_repo):
     review(gh, r.path)
     assert not [p for _, p in gh.calls() if "/contents/" in p or "/git/trees/" in p]
     assert [q for q in gh.graphql() if q.startswith("blobs")] == []
+
+
+# A one-page pull request modifying one test file, reviewed without a checkout: first run, unchanged re-run.
+ONE_TEST = (14, 9)
+
+
+@pytest.mark.parametrize(("closes", "reads"), [(0, 0), (2, 2), (8, 5)])
+def test_linked_issues_cost_one_request_each_and_at_most_five(gh, closes, reads):
+    """The issues the description closes (AGT001's evidence), one request per issue, capped."""
+    st = _pull(gh, Scenario(0, 1, 0))
+    st.body = "\n".join(f"Fixes #{n}" for n in range(20, 20 + closes))
+    st.issues = {n: ghapi.issue(n, ("bug",)) for n in range(20, 20 + closes)}
+    review(gh, None)
+    first = len(gh.calls())
+    review(gh, None)
+    again = len(gh.calls()) - first
+    issues = [p for m, p in gh.calls() if m == "GET" and re.search(r"/issues/\d+$", p)]
+    assert len(issues) == 2 * reads
+    assert (first, again) == (ONE_TEST[0] + reads, ONE_TEST[1] + reads)

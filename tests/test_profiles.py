@@ -264,11 +264,11 @@ def test_unchanged_profile_follows_its_changed_config(make_repo):
 @pytest.mark.parametrize("count", [1, 5])
 def test_shared_config_is_parsed_once_per_side(make_repo, monkeypatch, count):
     """Profiles pointing at one changed config reuse its parse: the count of parses does not grow."""
-    import rules.training.profiles
+    import rules.training.primerl  # profiles.py imports it where a config is parsed
 
     calls = []
-    real = rules.training.profiles.parse_prime_rl
-    monkeypatch.setattr(rules.training.profiles, "parse_prime_rl", lambda data: calls.append(1) or real(data))
+    real = rules.training.primerl.parse_prime_rl
+    monkeypatch.setattr(rules.training.primerl, "parse_prime_rl", lambda data: calls.append(1) or real(data))
     profiles = "".join(
         f'[profiles.p{i}]\nconfig = "{CONFIG}"\ntarget_micro_steps = {300 + i}\n' for i in range(count)
     )

@@ -129,10 +129,18 @@ CASES = [
         PullRequest(title="Fix crash when input is empty"),
         [("error", "tests/test_other.py")],
     ),
+    # A small fix PR's lone new test is its regression test, wherever it sits and whatever its name says...
     (
-        "title-edge-fix-elsewhere",
+        "title-small-fix-elsewhere",
         {"tests/test_other.py": _test("test_perimeter")},
         PullRequest(title="Fix crash when input is empty"),
+        [("error", "tests/test_other.py")],
+    ),
+    # ... unless the title says nothing of a fix, or the PR says it adds coverage.
+    (
+        "title-edge-no-fix-elsewhere",
+        {"tests/test_other.py": _test("test_perimeter")},
+        PullRequest(title="Handle empty input"),
         [("notice", "tests/test_other.py")],
     ),
     (
@@ -205,7 +213,10 @@ def test_feature_pr_with_88_new_tests_gets_one_notice(tmp_path):
         ),  # a fix PR, but not one of code: nothing points at a test
         ("Fix area of zero", 30, [("notice", None)]),  # too many tests for "the fix's tests"
         ("Fix area of zero", 3, [("error", T)] * 3),  # few, beside the fix
-        ("Fix area of zero", 4, [("notice", None)]),
+        ("Fix area of zero", 4, [("error", T)] * 4),  # a small fix PR: its few tests are its regression tests
+        ("Fix area of zero", 5, [("notice", None)]),
+        ("fix(shapes): area of zero", 4, [("error", T)] * 4),
+        ("feat(shapes): area of zero", 4, [("notice", None)]),
     ],
 )
 def test_fix_prs_many_tests_are_not_each_an_error(tmp_path, title, tests, expected):
@@ -505,3 +516,26 @@ def test_a_file_without_a_hash_has_no_comments_and_marks_need_no_lines():
         "used to raise",
     ]
     assert _marks(with_hash, first) == 'xfail @pytest.mark.xfail(reason="bug 12")'
+
+
+def test_a_small_fix_pr_that_rewrites_the_files_tests_takes_no_test_by_its_size(tmp_path):
+    """New tests beside rewritten old ones may be split from them: only their own words or place count."""
+    base = {**BASE, "tests/test_other.py": _test("test_old", inside="    x = 1\n")}
+    head = {"tests/test_other.py": _test("test_old") + "\n\n" + _test("test_perimeter")}
+    report = _review(tmp_path, head, PullRequest(title="Fix crash when input is empty"), base=base)
+    assert _graded(report) == [("notice", "tests/test_other.py")]
+    report = _review(
+        tmp_path / "2",
+        head
+        | {"tests/test_other.py": _test("test_old", inside="    x = 1\n") + "\n\n" + _test("test_perimeter")},
+        PullRequest(title="Fix crash when input is empty"),
+        base=base,
+    )
+    assert _graded(report) == [("error", "tests/test_other.py")]
+
+
+def test_a_pr_that_validates_and_fixes_does_not_call_its_validation_tests_regression_tests(tmp_path):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area_of_none") + "\n\n" + _test("test_area_invalid_type")}
+    report = _review(tmp_path, head, PullRequest(title="Validate shapes and fix the area of None"))
+    found = {f.message.split("`")[1]: f.severity.value for f in report.findings if f.rule == "AGT001"}
+    assert found == {"test_area_of_none": "error", "test_area_invalid_type": "notice"}

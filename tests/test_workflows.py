@@ -183,7 +183,8 @@ EXAMPLE_PERMISSIONS = {
         "pull-requests": "write",
         "statuses": "write",
     },
-    ("bot-fork-review.yml", "review"): {"contents": "read", "pull-requests": "read"},
+    # issues: read for the labels of the issues the pull request closes (AGT001's evidence).
+    ("bot-fork-review.yml", "review"): {"contents": "read", "issues": "read", "pull-requests": "read"},
     ("bot-fork-publish.yml", "publish"): {
         "actions": "read",
         "contents": "read",

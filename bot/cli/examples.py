@@ -5,9 +5,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.git.local import load_changeset
-from rules.core.models import ChangeSet, PullRequest
+# Imported where used: every command imports ExampleError, and only `bot example` builds an example.
+if TYPE_CHECKING:
+    from rules.core.models import ChangeSet, PullRequest
 
 
 class ExampleError(Exception):
@@ -47,6 +49,8 @@ def _copy_tree(src: Path, dest: Path) -> None:
 
 def read_pr(folder: Path) -> PullRequest:
     """pr.md: `# title` on the first line, then an optional `number: N` line, then the body."""
+    from rules.core.models import PullRequest
+
     path = folder / "pr.md"
     if not path.is_file():
         return PullRequest()
@@ -122,6 +126,8 @@ def find(name_or_path: str | Path) -> Path:
 
 def materialize(folder: Path, dest: Path) -> ChangeSet:
     """Build the example's repository under dest and load its change set, as `bot check` would."""
+    from bot.git.local import load_changeset
+
     folder = find(folder)
     repo = build_repo(folder, dest)
     pr = read_pr(folder).model_copy(update={"base_ref": "main", "head_ref": "pr"})

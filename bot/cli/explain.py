@@ -208,15 +208,20 @@ def explain(repo: str | Path, rev: str = "HEAD", every_sentence: bool = False) -
     return "\n".join(out)
 
 
+def _statements_of(policy: Policy, code: str, f: PolicyFile, r: Reading, effect: str) -> list[Any]:
+    """The statements of `code` this sentence made with `effect`, for the folders it governs."""
+    return [
+        st
+        for st in policy.statements.get(code, ())
+        if (st.path, st.line, st.effect) == (f.path, r.line, effect) and in_scope(st.scope, f.scope)
+    ]
+
+
 def _sentence(f: PolicyFile, r: Reading, policy: Policy, live: set[str]) -> dict[str, Any]:
     """One sentence of a guide: what it turns on (and where), off, what it is known to ask, or nothing."""
     on = []
     for code in r.on:
-        mine = [
-            st
-            for st in policy.statements.get(code, ())
-            if (st.path, st.line, st.effect) == (f.path, r.line, "on") and in_scope(st.scope, f.scope)
-        ]
+        mine = _statements_of(policy, code, f, r, "on")
         on.append(
             {
                 "rule": code,
@@ -234,11 +239,7 @@ def _sentence(f: PolicyFile, r: Reading, policy: Policy, live: set[str]) -> dict
             ),
             None,
         )
-        mine = [
-            st
-            for st in policy.statements.get(code, ())
-            if (st.path, st.line, st.effect) == (f.path, r.line, "off") and in_scope(st.scope, f.scope)
-        ]
+        mine = _statements_of(policy, code, f, r, "off")
         off.append(
             {
                 "rule": code,

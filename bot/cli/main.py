@@ -617,22 +617,34 @@ class _Stdout:
         return getattr(self._stream, name)
 
 
+# The errors that mean "change your input" (exit 2 with one line), by module: a command raises one only from
+# a module it imported, so main() needs none of them loaded (`bot rules` never loads the git reader).
+_INPUT_ERRORS = (
+    ("bot.cli.examples", "ExampleError"),
+    ("bot.git.local", "SourceError"),
+    ("bot.git.ranges", "EmptyRange"),
+    ("bot.review.output", "ReportError"),
+)
+
+
+def _input_error(exc: Exception) -> bool:
+    loaded = (getattr(sys.modules[module], name) for module, name in _INPUT_ERRORS if module in sys.modules)
+    return isinstance(exc, (UsageError, *loaded))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from bot.cli.examples import ExampleError
-    from bot.git.local import SourceError
-    from bot.git.ranges import EmptyRange
-    from bot.review.output import ReportError
-
     try:
         return COMMANDS[args.command](args)
-    except (UsageError, SourceError, ExampleError, ReportError, EmptyRange) as exc:
+    except BrokenPipeError:  # `bot check | head`
+        return 0
+    except Exception as exc:
+        if not _input_error(exc):
+            raise
         from bot.github.actions import say
 
         say(str(exc))
         return 2
-    except BrokenPipeError:  # `bot check | head`
-        return 0
 
 
 def _replace_unencodable(stream: TextIO) -> None:

@@ -25,6 +25,7 @@ from bot.git.gcpause import paused
 from rules.core.models import (
     MAX_TEXT_BYTES,
     ChangeSet,
+    CommitUnit,
     FileChange,
     FileStatus,
     PullRequest,
@@ -540,6 +541,52 @@ def commit_messages(repo: Path, base: str, head: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# A subject that names the PR it merged: GitHub's squash "Title (#958)", merge "Merge pull request #958 from".
+_NAMES_PR = re.compile(r"\(#(\d{1,9})\)[ \t]*$|^Merge pull request #(\d{1,9})\b")
+
+
+def pr_number_of(subject: str) -> int | None:
+    """The PR a squash or merge commit's subject names (`Fix the parser (#958)` -> 958), else None."""
+    m = _NAMES_PR.search(subject.strip()[:1000])
+    return int(m.group(1) or m.group(2)) if m is not None else None
+
+
+def commit_units(repo: Path, base: str, head: str) -> tuple[CommitUnit, ...]:
+    """The first-parent commits of base..head, newest first, each with the files it changes against its
+    first parent and the PR its subject names; capped as commit_messages is."""
+    proc = _git(
+        repo,
+        "log",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "--name-only",
+        "-z",
+        f"--max-count={MAX_COMMITS}",
+        "--format=%x01%B%x02",
+        f"{base}..{head}",
+        check=False,
+    )
+    if proc.returncode != 0:
+        return ()
+    out: list[CommitUnit] = []
+    room = MAX_COMMIT_TEXT
+    for record in proc.stdout.split(b"\x01")[1:]:
+        message_bytes, _, names = record.partition(b"\x02")
+        message = message_bytes.decode("utf-8", "replace").strip()[: max(room, 0)]
+        room -= len(message)
+        paths = (n.decode("utf-8", "replace").strip("\n") for n in names.split(b"\0"))
+        subject = message.split("\n", 1)[0]
+        out.append(
+            CommitUnit(message=message, paths=tuple(p for p in paths if p), number=pr_number_of(subject))
+        )
+    return tuple(out)
+
+
+def _as_prs(units: tuple[CommitUnit, ...]) -> tuple[CommitUnit, ...]:
+    """The units when the range is one of merged PRs (two or more of its commits name their PR), else ()."""
+    return units if sum(1 for u in units if u.number is not None) >= 2 else ()
+
+
 class RawChange(NamedTuple):
     """One record of `git diff --raw`: modes, blob ids, status letter and the path(s)."""
 
@@ -956,6 +1003,7 @@ def load_changeset(
     messages = commits and not (info.title or info.body or info.commits)
     parsed: dict[str, tuple[str, object]] = {}
     logged: list[tuple[str, ...]] = []
+    units: list[tuple[CommitUnit, ...]] = []
 
     def meanwhile(changes: list[RawChange]) -> None:
         parsed.update(_tests_ahead(reader, changes))
@@ -963,6 +1011,7 @@ def load_changeset(
         reader.list_paths(merge_base)
         if messages:
             logged.append(commit_messages(top, merge_base, head_sha))
+            units.append(commit_units(top, merge_base, head_sha))
 
     files = changed_files(top, merge_base, head_sha, reader, meanwhile, idle)
     if left_out:
@@ -975,6 +1024,12 @@ def load_changeset(
         info = info.model_copy(update={"head_ref": branch})
     if logged:
         info = info.model_copy(update={"commits": logged[0]})
+    if units:
+        # One merged PR reviewed (a squash commit, or a merge and its commits): its subject gives the PR's
+        # number, as `--pr-number` would; a range of several merged PRs is reviewed PR by PR.
+        if len(units[0]) == 1 and info.number is None:
+            info = info.model_copy(update={"number": units[0][0].number})
+        info = info.model_copy(update={"units": _as_prs(units[0])})
     changeset = ChangeSet(base_sha=merge_base, head_sha=head_sha, files=files, pr=info, reader=reader)
     for path, (text, ahead) in parsed.items():
         changeset.prepare(head_sha, path, text, ahead)

@@ -81,7 +81,11 @@ def snapshot(top: Path, staged: bool, limit: int = MAX_TEXT_BYTES) -> Iterator[S
         objects = Path(tmp, "objects")
         objects.mkdir()
         base = {**os.environ, **_IDENTITY}
-        real = _run(top, "rev-parse", "--path-format=absolute", "--git-path", "objects", env=base)
+        # One process for the three answers: the object directory, the index file and HEAD's tree.
+        real, real_index, head_tree = _run(
+            top, "rev-parse", "--path-format=absolute", "--git-path", "objects", "--git-path", "index",
+            "HEAD^{tree}", env=base,
+        ).split("\n")  # fmt: skip
         # Written to the temporary directory; everything already stored is found in the real one.
         env = {
             **base,
@@ -94,10 +98,7 @@ def snapshot(top: Path, staged: bool, limit: int = MAX_TEXT_BYTES) -> Iterator[S
         else:
             index = Path(tmp, "index")
             env["GIT_INDEX_FILE"] = str(index)
-            real_index = Path(
-                _run(top, "rev-parse", "--path-format=absolute", "--git-path", "index", env=base)
-            )
-            if real_index.is_file():
+            if Path(real_index).is_file():
                 # copy2 keeps the index's mtime: git trusts a file whose stat matches an entry only when
                 # it is older than the index, so a fresh mtime would hide a same-size edit made just now.
                 shutil.copy2(real_index, index)
@@ -106,7 +107,7 @@ def snapshot(top: Path, staged: bool, limit: int = MAX_TEXT_BYTES) -> Iterator[S
             stdin = "\0".join(pathspecs).encode("utf-8", "surrogateescape") + b"\0"
             _run(top, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", env=env, stdin=stdin)
             tree = _run(top, "write-tree", env=env)
-        if tree == _run(top, "rev-parse", "HEAD^{tree}", env=env) and not left_out:
+        if tree == head_tree and not left_out:
             yield None
             return
         commit = _run(top, "commit-tree", tree, "-p", "HEAD", "-F", "-", env=env)  # an empty message

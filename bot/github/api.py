@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from bot.github.entry import DEFAULT_API_URL as DEFAULT_API_URL
 from rules.core.models import Frozen, SourceFailure
-
-DEFAULT_API_URL = "https://api.github.com"
 
 
 class GitHubError(SourceFailure):
@@ -47,6 +46,17 @@ class PullInfo(Frozen):
     labels: tuple[str, ...] = ()
     changed_files: int = 0
     url: str | None = None
+
+
+class IssueInfo(Frozen):
+    """An issue as the REST API returns it, reduced to what the bot uses: its labels and issue type."""
+
+    number: int
+    labels: tuple[str, ...] = ()
+    # The issue type's name ("Bug", "Feature", "Task"); None where the repository has no issue types.
+    type: str | None = None
+    # GitHub's issues API answers for a pull request's number too: such an "issue" is a pull request.
+    is_pull: bool = False
 
 
 class PullFile(Frozen):
@@ -141,6 +151,7 @@ class Client(Protocol):
     def delete_comment(self, comment_id: int) -> None: ...
     def react(self, comment_id: int, content: str) -> None: ...
     def repo_labels(self) -> tuple[str, ...]: ...
+    def issue(self, number: int) -> IssueInfo: ...
     def create_label(self, name: str, color: str, description: str) -> None: ...
     def add_labels(self, number: int, names: tuple[str, ...]) -> None: ...
     def remove_label(self, number: int, name: str) -> None: ...

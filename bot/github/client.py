@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from bot.github.api import (
     Blob,
     Comment,
     GitHubError,
+    IssueInfo,
     PullFile,
     PullInfo,
     ReviewComment,
@@ -147,6 +149,8 @@ def _permission(what: str) -> str:
         return "`metadata: read`"
     if not what.startswith("GET "):  # comments, labels and reactions on the pull request
         return "`issues: write` or `pull-requests: write`"
+    if re.fullmatch(r"GET /repos/[^/]+/[^/]+/issues/\d+", what):
+        return "`issues: read`"  # an issue the pull request closes
     if what.startswith(("GET contents", "GET tree")):
         return "`contents: read`"
     return "`pull-requests: read`"
@@ -308,6 +312,10 @@ class GitHubClient:
 
     def repo_labels(self) -> tuple[str, ...]:
         return self._list(f"{self._path}/labels", _label_name)
+
+    def issue(self, number: int) -> IssueInfo:
+        """One issue: its labels (all of them, in the one answer) and its issue type."""
+        return self._json("GET", f"{self._path}/issues/{number}", parse=_issue_info)
 
     def create_label(self, name: str, color: str, description: str) -> None:
         try:
@@ -500,6 +508,18 @@ def _pull_info(data: Any) -> PullInfo:
         labels=tuple(lb["name"] for lb in data.get("labels") or ()),
         changed_files=data.get("changed_files") or 0,
         url=data.get("html_url"),
+    )
+
+
+def _issue_info(data: Any) -> IssueInfo:
+    # A label is an object with a name, or (as the schema allows) the name alone.
+    labels = tuple(lb if isinstance(lb, str) else lb.get("name") for lb in data["labels"])
+    kind = data.get("type")
+    return IssueInfo(
+        number=data["number"],
+        labels=tuple(lb for lb in labels if isinstance(lb, str)),
+        type=kind["name"] if kind is not None else None,
+        is_pull=data.get("pull_request") is not None,
     )
 
 

@@ -9,8 +9,11 @@ from typing import NamedTuple
 
 from pydantic import SecretStr
 
-from bot.github.api import DEFAULT_API_URL
 from rules.core.models import Frozen
+
+# The REST API's address when GITHUB_API_URL is not set (github.com). Here rather than in bot.github.api, so
+# that the local commands, which read only NO_COLOR and pre-commit's refs from here, build none of its models.
+DEFAULT_API_URL = "https://api.github.com"
 
 
 class ActionsPaths(NamedTuple):

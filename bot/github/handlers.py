@@ -12,6 +12,7 @@ from bot.git.local import GitReader
 from bot.github.api import Client, Comment, GitHubError, PullInfo
 from bot.github.commands import HELP, Command, addressed, authorize, needs_permission, parse_commands
 from bot.github.events import Event
+from bot.github.linked import with_linked_issues
 from bot.github.publish import (
     Publisher,
     State,
@@ -151,6 +152,7 @@ def reviewed(ctx: Context, info: PullInfo) -> tuple[ChangeSet, Config, Report]:
     if fault is not None:
         # Without its trusted config the bot cannot know which rules apply: it reviews nothing.
         raise GitHubError("unavailable", f"the config {ctx.config_path}: {fault}")
+    changeset = with_linked_issues(ctx.client, changeset, config)
     prefetch(changeset, config)
     return changeset, config, review(changeset, config_path=ctx.config_path)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from rules.core.models import Report, Severity
@@ -18,6 +17,8 @@ def to_dict(report: Report) -> dict:
 
 
 def to_json(report: Report) -> str:
+    import json  # here: `bot check` in text mode only asks exit_code
+
     return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -54,6 +55,8 @@ def read_report(path: Path, limit: int = MAX_REPORT_BYTES) -> Report:
 
 def parse_report(data: bytes, limit: int = MAX_REPORT_BYTES) -> Report:
     """A Report from untrusted bytes (to_json's layout), or ReportError saying what is wrong."""
+    import json
+
     from pydantic import ValidationError
 
     if len(data) > limit:

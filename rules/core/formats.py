@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
-import tomllib
 from typing import Any
 
 from rules.core.lines import git_lines, line_at
@@ -112,15 +110,30 @@ def load(text: str, fmt: str) -> Any:
     """Parse text of the given format; raises FormatError on anything invalid or hostile."""
     try:
         if fmt == "toml":
-            data: Any = tomllib.loads(text)
+            data: Any = _load_toml(text)
         elif fmt == "yaml":
             data = _load_yaml(text)
         elif fmt == "json":
-            data = json.loads(text, object_pairs_hook=_json_pairs, parse_constant=_no_constant)
+            data = _load_json(text)
         else:
             raise FormatError(f"unknown format {fmt!r}")
     except FormatError:
         raise
+    except RecursionError:
+        raise FormatError("nested too deeply") from None
+    except ValueError as exc:  # e.g. integers over Python's digit limit
+        raise FormatError(f"invalid value: {str(exc)[:80]}") from None
+    check(data)
+    return data
+
+
+# The parsers are imported with the first file of their format (as PyYAML is): a review that reads no TOML
+# or JSON file, such as a pre-commit run on one test file, does not load them.
+def _load_toml(text: str) -> Any:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         at = _TOML_AT.search(message)
@@ -129,14 +142,15 @@ def load(text: str, fmt: str) -> Any:
             line = int(at["line"]) if at["line"] else max(len(git_lines(text)), 1)
             message = message[: at.start()]
         raise FormatError(f"invalid TOML: {message[:120]}", line) from None
+
+
+def _load_json(text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text, object_pairs_hook=_json_pairs, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise FormatError(f"invalid JSON: {exc.msg[:120]}", exc.lineno) from None
-    except RecursionError:
-        raise FormatError("nested too deeply") from None
-    except ValueError as exc:  # e.g. integers over Python's digit limit
-        raise FormatError(f"invalid value: {str(exc)[:80]}") from None
-    check(data)
-    return data
 
 
 # Text the C parser may take instead: printable ASCII lines without anchors (`&`), aliases (`*`) or tags

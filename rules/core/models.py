@@ -165,6 +165,25 @@ def decode_python(path: str, data: bytes, limit: int = MAX_TEXT_BYTES) -> str:
     return text.removeprefix("\ufeff")
 
 
+class CommitUnit(Frozen):
+    """One first-parent commit of a reviewed range of merged PRs (`bot check --base main~100`): its message,
+    the files it changes against its first parent, and the PR its subject names (`... (#958)`)."""
+
+    message: str
+    paths: tuple[str, ...] = ()
+    number: int | None = None
+
+
+class LinkedIssue(Frozen):
+    """An issue of the pull request's own repository that its description says it closes (`Fixes #12`),
+    with its labels and issue type as GitHub gives them. Only the GitHub edge knows them: local mode has
+    none."""
+
+    number: int
+    labels: tuple[str, ...] = ()
+    type: str | None = None  # the issue type's name ("Bug", "Feature"), where the repository has types
+
+
 class PullRequest(Frozen):
     """What the review knows of the pull request itself (empty in plain local mode)."""
 
@@ -179,6 +198,11 @@ class PullRequest(Frozen):
     url: str | None = None
     # Local mode without a title or description: the messages of the commits base..head stand in for them.
     commits: tuple[str, ...] = ()
+    # Local mode, a range of several merged PRs (squash or merge commits naming their PR): each first-parent
+    # commit is its own small PR, newest first. Empty for one PR (a branch, or one commit).
+    units: tuple[CommitUnit, ...] = ()
+    # On GitHub, the issues the description closes that could be read, with their labels (a few at most).
+    linked_issues: tuple[LinkedIssue, ...] = ()
 
 
 class ChangeSet(BaseModel):

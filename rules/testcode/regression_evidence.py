@@ -15,13 +15,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from rules.core.models import PullRequest
+from rules.core.models import LinkedIssue, PullRequest
 from rules.core.prefilter import may_hold
+from rules.testcode.changelog import FIX, OTHER, Entry
 from rules.testcode.testfiles import TestFile, TestFunction
 
 # At most this many new tests in a fix PR are taken for its regression tests when nothing else says so:
 # a fix comes with a test or two, a feature with many.
 FEW = 3
+# A PR whose title (or labels, branch, fix changelog entries) says it is a fix, adding at most this many
+# tests: they are its regression tests, whatever their names say.
+SMALL_FIX = 4
 
 _STRONG = re.compile(
     r"""\b(?:
@@ -61,7 +65,10 @@ _WAS_BROKEN = re.compile(
 _ARTICLES = r"(?:[\s_-]+(?:the|a|an|random|rng|global|some|minor|small|all|more|few|remaining))*[\s_-]+"
 # "Fix typo", "fix lint": fixes, but not of behaviour a test could guard.
 _CHORES = (
-    r"typos?|docs?|documentation|docstrings?|lint\w*|formatting|format|style|tests?|ci|build|flak\w*|warnings?|"
+    # "fix formatting" alone is housekeeping; "fix formatting cells with magics" is a formatter's bug.
+    r"typos?|docs?|documentation|docstrings?|lint\w*|"
+    r"format(?:ting)?(?=[ \t]*+(?:$|[.,;:(\[#]|issues?\b|errors?\b))|"
+    r"style|tests?|ci|build|flak\w*|warnings?|"
     r"typing|types?|type\s+hints?|mypy|ruff|pre-commit|spelling|grammar|links?|readme|changelog|comments?|"
     r"nits?|review"
 )
@@ -79,11 +86,20 @@ _NOT_AFTER = {
     "cra": _ARTICLES + r"(?:recovery|safe|safety|consisten\w*|dumps?)\b",
 }
 _NOT_BEFORE = {
+    # "typing fix", "lint fixes", "CI fix": housekeeping named before the word.
+    "fix": r"\b(?:typing|types?|lint\w*|ci|mypy|typos?|docs?|tests?|style|format\w*|build|pre-commit|ruff|"
+    r"flake8|spelling|review)[\s_-]*$",
     "reg": r"(?:linear|logistic|ridge|lasso|polynomial|quantile|isotonic|kernel|poisson|ordinal|symbolic|"
     r"softmax|process)[\s_-]+$",
     "gua": r"\btype[\s_-]*$",
 }
 _NOT_AFTER["bug"] = _NOT_AFTER["hot"] = _NOT_AFTER["fix"]
+# "An empty value is no longer allowed", "Python 3.8 is no longer supported": a rule tightened or a thing
+# removed, not a failure that stopped.
+_NOT_AFTER["no "] = (
+    r"[ \t]+(?:be[ \t]+)?(?:allowed|supported|accepted|required|needed|necessary|possible|available|"
+    r"permitted|exported|installed|included|published|maintained|tested|used)\b"
+)
 
 
 def _other_sense(text: str, m: re.Match[str]) -> bool:
@@ -288,6 +304,138 @@ _OPENS_WITH_FIX = re.compile(
 )
 
 
+# What a title, a commit subject or a changelog entry says of a fix without the word "fix": "Do not trigger
+# X", "no longer hangs", "crash when ...", "garbage output", "incorrectly", "prevent ... from". Only for what
+# the PR says of itself: a test named `test_wrong_type_raises` checks validation, not a fix.
+_PROSE = re.compile(
+    r"""\b(?:
+        (?:do(?:es)?\s++not|don'?t|doesn'?t|no\s++longer|never)\s++
+            (?:trigger|crash|hang|raise|throw|fail|break|error|leak|corrupt|lose|drop|duplicate|swallow|
+               overwrite|mangle|truncate|freeze|block)\w*
+      | hang(?:s|ing)? | hung | freez(?:es|ing) | infinite\s++loops? | deadlock\w* | memory\s++leaks?
+      | segfault\w* | race\s++conditions? | garbage(?:\s++output)? | garbled
+      | incorrect(?:ly)? | wrong(?:ly)? | erroneous(?:ly)? | mistaken(?:ly)? | broken | breakage
+      | unexpected(?:ly)?\s++(?:raise|error|exception|crash|fail)\w*
+      | prevent(?:s|ed|ing)?\s++(?:[\w`'.-]++\s++){0,6}?from
+      | instead\s++of\s++(?:raising|crashing|failing|hanging|erroring|throwing)
+      | avoid(?:s|ed|ing)?\s++(?:an?\s++|the\s++)?
+            (?:crash|hang|infinite|deadlock|race|exception|leak|data\s++loss)\w*
+    )\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_PROSE_NEED = (
+    "not", "don", "longer", "never", "hang", "hung", "freez", "infinite", "deadlock", "leak", "segfault",
+    "race", "garb", "incorrect", "wrong", "erroneous", "mistaken", "broke", "unexpected", "prevent",
+    "instead", "avoid",
+)  # fmt: skip
+
+
+def _prose_cues(text: str, where: str) -> list[Cue]:
+    """The fix said in prose, on top of the strong words: "no longer hangs", "incorrectly", "crash when"."""
+    cues = [c for c in _cues(text, where) if c.strong]
+    if not cues and may_hold(text, _PROSE_NEED):
+        m = _PROSE.search(text)
+        if m is not None:
+            cues.append(Cue(" ".join(m.group(0).split()).lower()[:30], where))
+    return cues
+
+
+# Conventional Commits: `fix: ...`, `fix(parser)!: ...`. The type says what the change is; a housekeeping
+# scope (`fix(ci): ...`) makes a fix of no behaviour a test could guard.
+_CONVENTIONAL = re.compile(r"^[ \t]{0,4}([A-Za-z]{2,12})(?:\(([^()\n]{0,40})\))?!?:[ \t]")
+FIX_TYPES = frozenset("fix fixes bugfix hotfix bug security".split())
+_TYPE_KINDS = {
+    "feat": "feature", "feature": "feature", "features": "feature", "deprecate": "deprecation",
+    "deprecation": "deprecation", "remove": "removal", "refactor": "changed", "test": "changed",
+    "tests": "changed", "docs": "changed", "doc": "changed", "chore": "changed", "perf": "changed",
+    "ci": "changed", "build": "changed", "style": "changed", "revert": "changed", "deps": "changed",
+}  # fmt: skip
+_CHORE_SCOPE = re.compile(r"^(?:" + _CHORES + r"|deps|dependencies|tests?|release)$", re.IGNORECASE)
+
+
+def conventional_kind(subject: str) -> str | None:
+    """The change kind a Conventional-Commits subject gives: "bugfix" for `fix:`, "feature" for `feat:`,
+    "deprecation", "changed" for refactor/docs/test/chore/perf/ci/build/style; None without a known type."""
+    m = _CONVENTIONAL.match(subject)
+    if m is None:
+        return None
+    kind = m.group(1).lower()
+    if kind in FIX_TYPES:
+        return "changed" if m.group(2) and _CHORE_SCOPE.match(m.group(2).strip()) else "bugfix"
+    return _TYPE_KINDS.get(kind)
+
+
+# A title that opens with a feature's verb and says no fix but a closing "fix #12" is a feature closing its
+# request: "Add the --strict option (fixes #12)", "Deprecate `Field.foo`, fix #40".
+_FEATURE_TITLE = re.compile(
+    r"^[ \t]{0,4}(?:add(?:s|ed)?|implement\w*|introduc\w*|support\w*|deprecat\w*|allow\w*|enabl\w*|new)\b",
+    re.IGNORECASE,
+)
+
+
+# "Add missing null check", "Allow empty names again": a feature's verb telling a fix.
+_MISSING = re.compile(r"\b(?:missing|forgotten|lost)\b", re.IGNORECASE)
+
+
+def _says_a_fix(title: str) -> bool:
+    return bool(_prose_cues(title, "") or _MISSING.search(title) or any(_cues(title, "")))
+
+
+def title_kinds(pr: PullRequest) -> frozenset[str]:
+    """What kind of change the title says (locally the newest commit's subject): a Conventional-Commits
+    type, or "feature" for a title that opens with a feature's verb and says no fix beyond closing one."""
+    kinds = set()
+    for title in _titles(pr):
+        kind = conventional_kind(title)
+        if kind is None and _FEATURE_TITLE.match(title) and not _says_a_fix(_CLOSING.sub(" ", title)):
+            kind = "feature"
+        if kind is not None:
+            kinds.add(kind)
+    return frozenset(kinds)
+
+
+def _subject_cues(text: str, where: str, prose: bool = True) -> list[Cue]:
+    """Evidence in a title or commit subject: its Conventional-Commits type decides when it has one.
+    Without prose only the strong words count (the commits inside a PR: "broken test after rebase")."""
+    kind = conventional_kind(text)
+    if kind == "bugfix":
+        return [Cue(text.split(":", 1)[0].strip().lower()[:30] + ":", where)]
+    if kind is not None:
+        return []  # "test: fix flaky", "feat: ... (fixes #12)": the type says what it is
+    return _prose_cues(text, where) if prose else [c for c in _cues(text, where) if c.strong]
+
+
+def entry_kinds(entries: Iterable[Entry]) -> frozenset[str]:
+    """The change kinds the changelog entries say: "bugfix" for an entry under a fix section or saying a
+    fix in prose under a section of no kind; "feature" or "changed" under Added/Changed and their kin."""
+    kinds = set()
+    for entry in entries:
+        if entry.kind == FIX or (not entry.kind and _prose_cues(entry.text, "")):
+            kinds.add("bugfix")
+        elif entry.kind == OTHER:
+            kinds.add("feature" if _NEW_SECTION.match(entry.section) else "changed")
+    return frozenset(kinds)
+
+
+_NEW_SECTION = re.compile(r"^\W*(?:added|new|features?|deprecat|remov|breaking)", re.IGNORECASE)
+
+
+def _entry_cue(entries: Iterable[Entry]) -> Cue | None:
+    for entry in entries:
+        if entry.kind == FIX:
+            return Cue(entry.section.lower()[:30], "a changelog section")
+        if not entry.kind:
+            cues = _prose_cues(entry.text, "a changelog entry")
+            if cues:
+                return cues[0]
+    return None
+
+
+def fix_entries(entries: Iterable[Entry]) -> tuple[Entry, ...]:
+    """The entries that say a fix (by their section, or in prose under a section of no kind)."""
+    return tuple(e for e in entries if e.kind == FIX or (not e.kind and _prose_cues(e.text, "")))
+
+
 def _said(pr: PullRequest, full: bool = True) -> Iterator[tuple[str, str]]:
     """What the PR says of itself in a line: its title, labels and branch, its commits' subjects, and the
     lines of its description or commit bodies that open with "Fix". Not full: only what speaks for the
@@ -332,18 +480,20 @@ OTHER_KINDS = frozenset(
 )
 
 
+def fragment_kind(path: str) -> str | None:
+    """The kind of a changelog fragment (`changelog/12.bugfix.rst` -> "bugfix"); None for another file."""
+    p = PurePosixPath(path)
+    if len(p.parts) < 2 or p.parts[-2].lower() not in _FRAGMENT_DIRS:
+        return None
+    for piece in p.name.lower().split(".")[1:4]:
+        if piece in FIX_KINDS or piece in OTHER_KINDS:
+            return piece
+    return None
+
+
 def fragment_kinds(paths: Iterable[str]) -> frozenset[str]:
     """The kinds of the changelog fragments among paths (the files a change adds): {"bugfix"}, {"feature"}."""
-    kinds = set()
-    for path in paths:
-        p = PurePosixPath(path)
-        if len(p.parts) < 2 or p.parts[-2].lower() not in _FRAGMENT_DIRS:
-            continue
-        for piece in p.name.lower().split(".")[1:4]:
-            if piece in FIX_KINDS or piece in OTHER_KINDS:
-                kinds.add(piece)
-                break
-    return frozenset(kinds)
+    return frozenset(k for k in map(fragment_kind, paths) if k is not None)
 
 
 # "fix #6881: add an option", branch "fix-6881-...": an issue closed, not a bug said to be fixed; where the
@@ -351,22 +501,76 @@ def fragment_kinds(paths: Iterable[str]) -> frozenset[str]:
 _CLOSING = re.compile(r"\bfix(?:es|ed)?[\s:#-]{0,3}\d+\b", re.IGNORECASE)
 
 
-def pr_cues(pr: PullRequest, fragments: frozenset[str] = frozenset(), whole: bool = False) -> list[Cue]:
+# On GitHub, the labels and issue type of the issues the PR closes (`Fixes #12`, read by
+# bot/github/linked.py) say what kind of change it is in the maintainers' terms, as a changelog fragment
+# does: a bug makes a fix of a PR whose title says nothing, a feature makes its "Fixes #12" the closing of
+# a feature request. Other labels ("question", "not a bug") and types ("Task") say nothing.
+_BUG_LABEL = re.compile(r"^(?:(?:type|kind)[ \t]*[:/][ \t]*)?(?:bug|bugfix|regression)$", re.IGNORECASE)
+_FEATURE_LABEL = re.compile(
+    r"^(?:(?:type|kind)[ \t]*[:/][ \t]*)?(?:enhancement|feature|feature[ \t]request|new[ \t]feature)$",
+    re.IGNORECASE,
+)
+
+
+def _issue_says(issue: LinkedIssue) -> Iterator[tuple[str, str]]:
+    """(what, where) for each label and the type of a linked issue."""
+    where = f"issue #{issue.number}, which the PR closes,"
+    if issue.type:
+        yield issue.type.strip(), f"the type of {where}"
+    for label in issue.labels:
+        yield label.strip(), f"a label of {where}"
+
+
+def linked_kinds(pr: PullRequest) -> frozenset[str]:
+    """What the linked issues say: "bugfix" for the issue type Bug or a bug label (`bug`, `type: bug`,
+    `kind/bug`, `bugfix`, `regression`), "feature" for the type Feature or an `enhancement` or `feature`
+    label."""
+    kinds = set()
+    for text, _ in (said for issue in pr.linked_issues for said in _issue_says(issue)):
+        if _BUG_LABEL.match(text):
+            kinds.add("bugfix")
+        elif _FEATURE_LABEL.match(text):
+            kinds.add("feature")
+    return frozenset(kinds)
+
+
+def _linked_cue(pr: PullRequest) -> Cue | None:
+    for text, where in (said for issue in pr.linked_issues for said in _issue_says(issue)):
+        if _BUG_LABEL.match(text):
+            return Cue(text.lower()[:30], where)
+    return None
+
+
+def _kinds(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry, ...]) -> frozenset[str]:
+    """Every kind the change says of itself: fragments, changelog entries, the title, linked issues."""
+    return fragments | entry_kinds(entries) | title_kinds(pr) | linked_kinds(pr)
+
+
+def pr_cues(
+    pr: PullRequest,
+    fragments: frozenset[str] = frozenset(),
+    whole: bool = False,
+    entries: tuple[Entry, ...] = (),
+) -> list[Cue]:
     """Evidence that the PR fixes something: a strong word in its title, labels, branch or a commit
-    subject, a closing reference ("Fixes #12") in its description or a commit body, or a bugfix changelog
-    fragment. A change whose fragments all say another kind (feature, deprecation...) is no fix on the
-    strength of its descriptions or the commits inside it: projects close every kind of issue with
-    "Fix #12", and a feature branch has its "fix tests" commits."""
+    subject, a closing reference ("Fixes #12") in its description or a commit body, a bug label or type
+    on an issue it closes (on GitHub), or a bugfix changelog fragment. A change whose fragments all say
+    another kind (feature, deprecation...) is no fix on the strength of its descriptions or the commits
+    inside it: projects close every kind of issue with "Fix #12", and a feature branch has its "fix
+    tests" commits. Changelog entries (under Fixed, Added...), the title's Conventional-Commits type and
+    the labels and types of the issues it closes say the kind as fragments do."""
+    given = fragments
+    fragments = _kinds(pr, fragments, entries)
     fix_fragment = bool(fragments & FIX_KINDS)
     bodies = (fix_fragment or not fragments) and not whole  # whole: only what speaks for the whole change
     # A feature's "fix #6881" title or branch closes the feature request.
     closes_only = not fix_fragment and bool(fragments & NEW_KINDS)
+    titles = set(_titles(pr))
     said = [
         cue
         for text, where in _said(pr, bodies)
         if text
-        for cue in _cues(_CLOSING.sub(" ", text) if closes_only else text, where)
-        if cue.strong
+        for cue in _subject_cues(_CLOSING.sub(" ", text) if closes_only else text, where, text in titles)
     ]
     closes = [
         Cue(" ".join(m.group(0).split()).lower()[:30], where)
@@ -374,8 +578,10 @@ def pr_cues(pr: PullRequest, fragments: frozenset[str] = frozenset(), whole: boo
         if text
         for m in _CLOSES.finditer(text)
     ]
-    fragment = [Cue(sorted(fragments & FIX_KINDS)[0], "a changelog fragment")] if fix_fragment else []
-    return said + closes + fragment
+    fragment = [Cue(sorted(given & FIX_KINDS)[0], "a changelog fragment")] if given & FIX_KINDS else []
+    linked = _linked_cue(pr)
+    entry = _entry_cue(entries)
+    return said + closes + ([linked] if linked else []) + fragment + ([entry] if entry is not None else [])
 
 
 def _subjects(pr: PullRequest) -> list[str]:
@@ -444,23 +650,50 @@ class PrEvidence:
     coverage: bool  # the title says it adds tests of another kind (integration, unit, coverage) and no fix
     fix: Cue | None  # the first evidence that the PR fixes something
     whole: Cue | None  # the same from what speaks for the whole change, when no other fragment kind says more
-    words: frozenset[str]  # words of the title, branch and commit subjects
+    words: frozenset[str]  # words of the title, branch and commit subjects, and of fix changelog entries
     title_words: frozenset[str]  # words of the title alone
+    # The changelog entries that say a fix: each is the title of one fix (a merge of a release branch
+    # brings several), with its words.
+    fixes: tuple[tuple[str, frozenset[str]], ...] = ()
+    small: bool = False  # the whole change says it is a fix and no commit says it adds other tests
+    validates: bool = False  # the title says the PR adds validation ("validate host characters")
 
 
-def pr_evidence(pr: PullRequest, fragments: frozenset[str]) -> PrEvidence:
-    fix = next(iter(pr_cues(pr, fragments)), None)
+def pr_evidence(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry, ...] = ()) -> PrEvidence:
+    fix = next(iter(pr_cues(pr, fragments, entries=entries)), None)
     whole = None
-    if fix is not None and not fragments - FIX_KINDS:
-        whole = next(iter(pr_cues(pr, fragments, whole=True)), None)
+    kinds = _kinds(pr, fragments, entries)
+    if fix is not None and not kinds - FIX_KINDS:
+        whole = next(iter(pr_cues(pr, fragments, whole=True, entries=entries)), None)
+    # A change that also says another kind (a deprecation beside the fix) leaves its entries' words to
+    # the fix's own tests: a deprecation test shares "fixture" and "class" with the fix entry as well.
+    fixed = fix_entries(entries)[:10] if not kinds - FIX_KINDS else ()
+    fixes = tuple((e.text, frozenset(_words(_CAMEL.sub(" ", e.text)))) for e in fixed)
+    # A commit of the PR that says it adds coverage ("testing: add some more tests") says some of its tests
+    # are not the fix's: then none is taken for one by the PR's size alone.
+    small = whole is not None and not any(_ADDS_OTHER_TESTS.search(s) for s in _subjects(pr)[1:])
     return PrEvidence(
+        validates=any(_VALIDATES.search(t) for t in _titles(pr)),
+        small=small,
         adds_tests=adds_regression_tests(pr),
         coverage=adds_other_tests(pr),
         fix=fix,
         whole=whole,
-        words=_said_words(pr, titles_only=False),
+        words=_said_words(pr, titles_only=False).union(*(w for _, w in fixes)),
         title_words=_said_words(pr, titles_only=True),
+        fixes=fixes,
     )
+
+
+# A PR that validates input, and its tests of that validation ("test_get_host_invalid"): checks a rule
+# added, which a fix made beside it in the same PR does not make regression tests.
+_VALIDATES = re.compile(r"\bvalidat\w*", re.IGNORECASE)
+_VALIDATION_TEST = re.compile(r"(?:^|_)(?:in)?valid\w*|validat", re.IGNORECASE)
+
+
+def validation_test(name: str) -> bool:
+    """Whether a test's name says it checks validation (`test_x_invalid`, `test_validates_y`)."""
+    return _VALIDATION_TEST.search(name) is not None
 
 
 def _module_names(path: str) -> set[str]:

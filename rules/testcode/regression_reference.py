@@ -27,23 +27,50 @@ from what the test and the PR say:
   seed, crash recovery, a type guard, "fix typo".
 - a fix PR: a fix word in the PR title, labels or branch name, or in its description "fixes #12" or
   a line that opens with "Fix" (other prose in a description speaks of bugs and regressions of all
-  kinds, so only those count there); in `bot check` given no `--pr-title` or `--pr-body-file`, the
-  same in the commits base..head (subjects as titles, and so a squash merge's "* subject" lines;
-  bodies as descriptions; a merge commit's PR title and branch count as such; commits a bot wrote,
-  "[pre-commit.ci] auto fixes", do not count). A changelog fragment the change adds says what kind of
-  change it is in the maintainers' own terms: `changelog/12.bugfix.rst` makes it a fix PR; fragments
-  that all say another kind (`.feature`, `.deprecation`, `.improvement`...) leave only the title,
-  labels and branch as evidence, not "Fix #12" in a description (projects close every kind of issue
-  that way) nor the commits inside the PR ("fix tests"); with a `.feature` (or deprecation, removal,
-  breaking) fragment, "fix #12" in the title or branch closes the feature request. In a fix PR a test is
+  kinds, so only those count there); in the title, also a fix said without the word ("Do not trigger
+  X", "no longer hangs", "crash when", "garbage output", "incorrectly", "wrong", "prevent ... from",
+  "instead of raising"), but not housekeeping ("fix ci", "fix lint", "typing fix", "fix typo", "fix
+  tests", "fix docs", "fix mypy", "fix pre-commit") nor a rule tightened ("no longer allowed"). A
+  Conventional-Commits type decides over the words: `fix:`/`fix(scope):` is a fix (not with a
+  housekeeping scope, `fix(ci):`), `feat`, `deprecate`, `refactor`, `test`, `docs`, `chore`, `perf`,
+  `ci`, `build`, `style` are not. In `bot check` given no `--pr-title` or `--pr-body-file`, the
+  same in the commits base..head (the newest subject as the title, the others' subjects with only
+  their fix words, and so a squash merge's "* subject" lines; bodies as descriptions; a merge
+  commit's PR title and branch count as such; commits a bot wrote, "[pre-commit.ci] auto fixes", do
+  not count); a range of several merged PRs (two or more of its first-parent commits name their PR,
+  `... (#958)` or "Merge pull request #958") is judged PR by PR: each test with the newest of those
+  commits that changed its file, as its own small PR, whose number the message proposes.
+  What the maintainers' changelog says of the change counts in their own terms: a changelog fragment
+  it adds (`changelog/12.bugfix.rst` makes it a fix PR) and the entries it adds to a hand-written
+  changelog (CHANGELOG.md, CHANGES.md/.rst, HISTORY.md/.rst, NEWS...; an entry under a `Fixed`,
+  `Bug fixes`, `Bugfixes`, `Fixes` or `Security` section is a fix, under `Added`, `Changed`,
+  `Features`, `Deprecated`... another kind, and under a section of no kind its prose decides, as a
+  title's; an old entry edited is no new entry). So does a title that opens with a feature's verb
+  ("Add ...", "Deprecate ...") and says no fix beyond closing an issue. On GitHub (`bot review`,
+  `bot publish`) so do the labels and issue type of the issues of the same repository that the
+  description closes (`Fixes #12`, `Closes #12`, `Resolves owner/repo#12`, an issue URL; the first 5,
+  read only when the PR changes a Python file, one request each): the type Bug or a `bug`, `type:
+  bug`, `kind/bug`, `bugfix` or `regression` label makes it a fix PR, the type Feature or an
+  `enhancement` or `feature` label another kind; an issue that cannot be read gives no evidence
+  either way. `bot check` knows no linked issues. Where all of these say
+  another kind than a fix (feature, deprecation, improvement, `feat:`...), only the title, labels and
+  branch are evidence, not "Fix #12" in a description (projects close every kind of issue that way)
+  nor the commits inside the PR ("fix tests"); with a feature (or deprecation, removal, breaking)
+  kind, "fix #12" in the title or branch closes the feature request. In a fix PR a test is
   a regression test when its words describe changed behaviour ("again", "instead of", "used to",
   "stops raising"), or when at most 3 new tests name nothing, none beside it (in its class, or at
   module level with it) names what it guards, and it sits where the fix is: its file imports or is
   named after a module the PR changes, or its name shares a word (up to inflection: "annotations",
-  "annotation") with the PR title or branch. Where a new test in another file or class names what it
-  guards, the fix has its regression test there, and only a name sharing a word with the PR title
-  ties this one to the fix. With more than 3, a test counts when its name shares two
-  words with the PR title and nothing but bugfix fragments says what the change is. A
+  "annotation") with the PR title, branch or a fix changelog entry. Where a new test in another file
+  or class names what it guards, the fix has its regression test there, and only a name sharing a
+  word with the PR title ties this one to the fix. With more than 3, a test counts when its name
+  shares two words with the PR title and nothing but fixes says what the change is, or two words with
+  a fix changelog entry or bugfix fragment's text (at most 3 tests per entry in a test file, those
+  sharing most). A small fix PR (the title, labels, branch or only fix entries say it is a fix; at
+  most 4 new tests that name nothing, none beside them naming what it guards) takes its new tests for
+  its regression tests wherever they sit, unless a commit of it says it adds other tests or it also
+  rewrites the test file's existing lines (old tests split up). A PR whose title says it validates
+  does not take its tests of validation (`test_x_invalid`) for regression tests. A
   title that says it adds regression tests makes all its new tests regression tests; a title that says
   it adds tests of another kind ("add integration tests", "tests: cover ...", "improve test coverage")
   and says no fix leaves only the tests' own words as evidence.
@@ -51,7 +78,8 @@ from what the test and the PR say:
 Each such test that names nothing is an error, and the message says what made it a regression test.
 The other new tests that name nothing get one notice for the whole PR, however many they are.
 `all-new-tests` takes every new test for a regression test (an error each); `fix-prs` every new test
-of a PR whose title, description, labels or (locally) commit messages say it fixes something;
+of a PR whose title, description, labels, (locally) commit messages or linked issues (their labels or
+type) say it fixes something;
 `marked` the tests whose name, docstring or pytest mark says regression, guard or bug. The message
 proposes a docstring naming the current PR when its number is known: the test's own text, never cut,
 followed by `Guards PR #828.` (`See PR #828.` when it already says what it guards).
@@ -74,7 +102,7 @@ def test_micro_steps_no_longer_round_up():
 ## Use instead
 ```python
 def test_micro_steps_no_longer_round_up():
-    """Guards PR #828: micro-step targets round down: 300 at 8 per update give 37 updates."""
+    """Micro-step targets round down: 300 at 8 per update give 37 updates. Guards PR #828."""
     assert derive(300, 8) == 37
 ```
 '''
@@ -82,21 +110,28 @@ def test_micro_steps_no_longer_round_up():
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 
 from rules.core.base import Context, Rule
 from rules.core.config import CONFIG_PATH
-from rules.core.models import FileStatus, Finding, PullRequest, Severity
+from rules.core.models import FileChange, FileStatus, Finding, PullRequest, Severity, UnreadableFile
 from rules.core.prefilter import folded, may_hold
+from rules.testcode.changelog import FIX, Entry, added_entries, is_changelog
 from rules.testcode.guard_docstring import docstring_fix, proposal
 from rules.testcode.regression_evidence import (
     FEW,
+    FIX_KINDS,
+    SMALL_FIX,
     PrEvidence,
     changed_module,
+    fragment_kind,
     fragment_kinds,
+    linked_kinds,
     name_words,
     own_cues,
     pr_evidence,
+    validation_test,
 )
 from rules.testcode.testfiles import (
     TestFile,
@@ -218,8 +253,10 @@ def accepts_issues(sentence: str | None) -> bool:
 
 
 def is_fix_pr(pr: PullRequest) -> bool:
-    """Whether the PR's title, description, labels or (locally) commit messages say it fixes something."""
-    return any(_FIX_WORDS.search(text) for text in (pr.title, pr.body, *pr.labels, *pr.commits))
+    """Whether the PR's title, description, labels, (locally) commit messages or (on GitHub) the labels or
+    type of the issues it closes say it fixes something."""
+    texts = (pr.title, pr.body, *pr.labels, *pr.commits)
+    return any(_FIX_WORDS.search(text) for text in texts) or bool(linked_kinds(pr) & FIX_KINDS)
 
 
 def is_marked(test: TestFunction) -> bool:
@@ -232,13 +269,22 @@ def is_marked(test: TestFunction) -> bool:
 
 
 def _reason(
-    tf: TestFile, test: TestFunction, said: PrEvidence, few: bool, changed: list[str], named: str
+    tf: TestFile,
+    test: TestFunction,
+    said: PrEvidence,
+    count: int,
+    changed: list[str],
+    named: str,
+    rewrites: bool = False,
+    entry: tuple[str, list[str]] | None = None,
 ) -> str | None:
     """Why a new test counts as a regression test in mode `evidence`, or None when nothing says so.
 
-    said: what the PR says of itself. few: the PR adds few tests that name nothing. named: "beside" when a
+    said: what the PR says of itself. count: how many new tests name nothing. named: "beside" when a
     new test next to this one (same file, same class or both at module level) names what it guards, so
     the fix already has its regression test; "elsewhere" when only a new test further off does.
+    rewrites: the change also removes lines of the test's file (existing tests rewritten or split).
+    entry: the fix changelog entry whose words the test's name shares (two or more), with those words.
     """
     # A weak cue counts only beside a fix the PR says it makes, and a title that adds tests needs none.
     fix = said.fix
@@ -252,17 +298,28 @@ def _reason(
         # A title that says the PR adds integration or unit tests says what its tests are; a "Fix #12"
         # in its description or commits closes the issue that asked for them.
         return None
+    if said.validates and validation_test(test.name):
+        # A PR that validates and fixes: its tests of the validation check a new rule, not the fix.
+        return None
     if own:
         return f"{own[0]}, and {fix}"
     if named == "beside":
         return None
-    if not few:
+    if count > FEW:
         # Many new tests: one whose name says what the title says (two of its words) is the fix's test,
-        # when the whole change says it is a fix (title, branch, labels or only bugfix fragments).
-        title = sorted(name_words(test) & said.title_words)
+        # when the whole change says it is a fix (title, branch, labels or only bugfix fragments); or what
+        # a changelog entry of a fix says (a merged release branch brings several fixes, each its entry).
+        words = name_words(test)
+        title = sorted(words & said.title_words)
         if said.whole is not None and len(title) >= 2:
             return f'{said.whole}, and its name shares "{title[0]}" and "{title[1]}" with the PR title'
-        return None
+        if entry is not None:
+            text, shared = entry
+            return (
+                f'a changelog entry says a fix ("{_short(text)}"), and its name shares "{shared[0]}" '
+                f'and "{shared[1]}" with it'
+            )
+        return _small_fix(said, count, named, rewrites)
     if named == "elsewhere":
         # The fix's named test is in another file or class: that this one tests a module the PR changes
         # says nothing more of it (a PR's other commits change modules too); its name must share a word
@@ -275,7 +332,70 @@ def _reason(
     shared = sorted(name_words(test) & said.words)
     if shared:
         return f'{fix}, and its name shares "{shared[0]}" with the PR title or branch'
-    return None
+    return _small_fix(said, count, named, rewrites)
+
+
+def _entry_picks(said: PrEvidence, tests: list[Touched]) -> dict[tuple[str, str], tuple[str, list[str]]]:
+    """For each fix changelog entry, in each test file, the few tests (at most FEW) whose names share the
+    most of its words (two or more): an entry is one fix, and a fix comes with a test or two where it is
+    tested; a long entry shares two words with a dozen tests of the same module."""
+    out: dict[tuple[str, str], tuple[str, list[str]]] = {}
+    named = [((tf.path, t.qualname), name_words(t)) for tf, t in tests]
+    for text, words in said.fixes:
+        taken: Counter[str] = Counter()
+        ranked = sorted(
+            ((len(w & words), i) for i, (_, w) in enumerate(named) if len(w & words) >= 2),
+            key=lambda x: -x[0],
+        )
+        for _, i in ranked:
+            key, w = named[i]
+            if taken[key[0]] < FEW:
+                taken[key[0]] += 1
+                out.setdefault(key, (text, sorted(w & words)))
+    return out
+
+
+def _small_fix(said: PrEvidence, count: int, named: str, rewrites: bool) -> str | None:
+    """A small fix PR's new tests are its regression tests: the whole change says it is a fix (its title,
+    labels, branch or only fix changelog entries) and it adds at most SMALL_FIX tests, none naming what it
+    guards. Not where the change also rewrites the file's existing tests: its new tests may be old ones
+    split up or their companions."""
+    if said.whole is None or not said.small or named or rewrites or count > SMALL_FIX:
+        return None
+    return f"{said.whole}, and it is one of the {count} new tests of a small fix PR"
+
+
+def _short(text: str, room: int = 60) -> str:
+    return text if len(text) <= room else text[: room - 3].rsplit(" ", 1)[0] + "..."
+
+
+def _changelog_entries(files: Iterable[FileChange], ctx: Context) -> tuple[Entry, ...]:
+    """The entries the change adds to hand-written changelogs (CHANGELOG.md, CHANGES.rst, NEWS...), each
+    with its section, read from the file at head so that a heading outside the diff's hunks is known."""
+    out: list[Entry] = []
+    for f in files:
+        if f.status is FileStatus.REMOVED or not f.added_lines:
+            continue
+        if f.status is FileStatus.ADDED and fragment_kind(f.path) in FIX_KINDS:
+            # A bugfix fragment's text is the fix's own title, as a changelog entry is.
+            try:
+                text = ctx.changeset.head_text(f.path)
+            except UnreadableFile:
+                continue
+            out.append(Entry(" ".join((text or "").split())[:500], "bugfix fragment", FIX))
+            continue
+        if not is_changelog(f.path):
+            continue
+        try:
+            text = ctx.changeset.head_text(f.path)
+            old = ctx.changeset.base_text(f.base_path) if f.removed_lines and f.base_path else None
+        except UnreadableFile:
+            continue
+        if text:
+            lines = old.splitlines() if old else []
+            removed = [lines[n - 1] for n in sorted(f.removed_lines) if 0 < n <= len(lines)]
+            out += added_entries(text, f.added_lines, removed)
+    return tuple(out)
 
 
 def _files(tests: list[Touched]) -> dict[str, TestFile]:
@@ -289,8 +409,9 @@ def _scope(tf: TestFile, test: TestFunction) -> tuple[str, str]:
 
 def _regression_tests(
     ctx: Context, mode: str, tests: list[Touched], named: set[tuple[str, str]]
-) -> Iterator[tuple[Touched, str | None]]:
-    """Which of the unnamed new tests the mode takes for regression tests, and on what evidence.
+) -> Iterator[tuple[Touched, str | None, int | None]]:
+    """Which of the unnamed new tests the mode takes for regression tests, on what evidence, and the
+    number of the PR each guards (in a range of merged PRs, its own PR's).
 
     named: the scopes (file, class) holding a new test whose own docstring names what it guards.
     """
@@ -298,7 +419,7 @@ def _regression_tests(
     if mode == "fix-prs" and not is_fix_pr(pr):
         return
     if mode != "evidence":
-        yield from ((t, None) for t in tests if mode != "marked" or is_marked(t[1]))
+        yield from ((t, None, pr.number) for t in tests if mode != "marked" or is_marked(t[1]))
         return
     patterns = runner_patterns(ctx.review)
     changed = [
@@ -306,13 +427,52 @@ def _regression_tests(
         for f in ctx.changeset.files
         if f.status is not FileStatus.REMOVED and not is_test_path(f.path, patterns)
     ]
-    fragments = fragment_kinds(f.path for f in ctx.changeset.files if f.status is FileStatus.ADDED)
-    said = pr_evidence(pr, fragments)
+    if not pr.units:
+        yield from (
+            (found, reason, pr.number) for found, reason in _judged(ctx, pr, tests, named, changed, None)
+        )
+        return
+    # A range of merged PRs (`bot check --base main~100`): each test is judged with the newest commit of
+    # the range that changed its file, as that commit's own small PR (its subject the title, its body the
+    # description, its number the PR's), not with every other PR's words.
+    groups: dict[int, list[Touched]] = {}
+    for tf, test in tests:
+        index = next((i for i, u in enumerate(pr.units) if tf.path in u.paths), -1)
+        groups.setdefault(index, []).append((tf, test))
+    once = Counter(path for u in pr.units for path in set(u.paths))
+    for i, group in groups.items():
+        if i < 0:
+            continue  # no commit of the range changed its file (the range was capped): nothing to go on
+        unit = pr.units[i]
+        paths = set(unit.paths)
+        sub = PullRequest(number=unit.number, commits=(unit.message,))
+        # A changelog that other commits of the range change too holds their entries as well.
+        own = {path for path in paths if once[path] == 1}
+        for found, reason in _judged(ctx, sub, group, named, [c for c in changed if c in paths], own):
+            yield found, reason, unit.number
+
+
+def _judged(
+    ctx: Context,
+    pr: PullRequest,
+    tests: list[Touched],
+    named: set[tuple[str, str]],
+    changed: list[str],
+    only: set[str] | None,
+) -> Iterator[tuple[Touched, str]]:
+    """The tests mode `evidence` takes for regression tests, with the reason, for one PR; only: the files
+    of the change that are this PR's (None: all of them)."""
+    files = [f for f in ctx.changeset.files if only is None or f.path in only]
+    fragments = fragment_kinds(f.path for f in files if f.status is FileStatus.ADDED)
+    said = pr_evidence(pr, fragments, _changelog_entries(files, ctx))
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
-    few = len(tests) <= FEW
+    count = len(tests)
+    rewritten = {f.path for f in ctx.changeset.files if f.removed_lines}
+    entries = _entry_picks(said, tests) if count > FEW else {}
     for tf, test in tests:
         where = "beside" if _scope(tf, test) in named else "elsewhere" if named else ""
-        reason = _reason(tf, test, said, few, changed, where)
+        entry = entries.get((tf.path, test.qualname))
+        reason = _reason(tf, test, said, count, changed, where, tf.path in rewritten, entry)
         if reason is not None:
             yield (tf, test), reason
 
@@ -402,14 +562,16 @@ def check(ctx: Context) -> Iterator[Finding]:
         )
     ]
     named = {_scope(tf, t) for (tf, t), named_own in zip(tests, own, strict=True) if named_own}
-    judged = dict(
-        ((tf.path, t.qualname), reason) for (tf, t), reason in _regression_tests(ctx, mode, unnamed, named)
-    )
-    number = ctx.changeset.pr.number
+    judged = {}
+    numbers = {}
+    for (tf, t), reason, pr_number in _regression_tests(ctx, mode, unnamed, named):
+        judged[(tf.path, t.qualname)] = reason
+        numbers[(tf.path, t.qualname)] = pr_number
     for tf, test in unnamed:
         key = (tf.path, test.qualname)
         if key not in judged:
             continue
+        number = numbers[key]
         why = f"it looks like a regression test ({judged[key]}), so " if judged[key] else ""
         finding = ctx.finding(
             f"New test `{test.qualname}` {_lacks(test)}; {why}name the {_named(issues[tf.path])} it guards, "

@@ -8,7 +8,6 @@ that judge it look at.
 
 from __future__ import annotations
 
-import configparser
 import fnmatch
 
 from rules.core import formats
@@ -43,6 +42,8 @@ def python_files(path: str, text: str) -> tuple[str, ...] | None:
         items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
         words = [w for item in items if isinstance(item, str) for w in item.split()]
         return tuple(words[:MAX_PATTERNS])
+    import configparser  # setup.cfg and tox.ini only: most repositories configure pytest in pyproject.toml
+
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
         parser.read_string(text)

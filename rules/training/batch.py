@@ -34,11 +34,12 @@ from collections.abc import Iterator
 from rules.core.base import Context, Rule
 from rules.core.models import Finding, Severity
 from rules.training.profiles import profile_rows
-from rules.training.stepmath import batch_problems
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     for row in profile_rows(ctx.review):
+        from rules.training.stepmath import batch_problems  # with a profile row only
+
         head = row.head
         if head is None or head.inputs is None:
             continue

@@ -17,7 +17,7 @@ import ast
 import posixpath
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
@@ -27,15 +27,14 @@ from rules.core.models import ChangeSet, FileStatus, ProfileMath, StepValues, Un
 from rules.core.plain_errors import describe
 from rules.core.pysyntax import PythonSyntaxError, parse_python
 from rules.training.pairing import Pair, file_pairs
-from rules.training.primerl import PrimeRLConfig, PrimeRLError, looks_like_prime_rl, parse_prime_rl
-from rules.training.stepmath import (
-    DEFAULT_WARMUP_STEPS,
-    LEGACY_MICRO,
-    Scheduler,
-    StepInputs,
-    StepMathError,
-    derive,
-)
+from rules.training.semantics import LEGACY_MICRO
+
+if TYPE_CHECKING:
+    from rules.training.primerl import PrimeRLConfig
+    from rules.training.stepmath import Scheduler, StepInputs
+
+# The Prime-RL schema (its pydantic models) and the step math are imported where a profile or a config is
+# parsed or evaluated: a change that touches none (most commits, every one-file hook run) never loads them.
 
 # Profiles are small; anything larger is refused before parsing (a review must stay bounded).
 MAX_PROFILE_BYTES = 512 * 1024
@@ -93,6 +92,8 @@ class Profile(_Strict):
 
     def inputs(self, config: PrimeRLConfig | None = None) -> StepInputs:
         """Step inputs: the profile's own values, else the Prime-RL config's."""
+        from rules.training.stepmath import StepInputs
+
         data = config.data if config else None
         return StepInputs(
             batch_size=_first(self.batch_size, data.batch_size if data else None),
@@ -114,6 +115,8 @@ class Profile(_Strict):
 
     def schedule(self, config: PrimeRLConfig | None) -> Scheduler | None:
         """The scheduler the run gets, or None when neither the profile nor a config says which type."""
+        from rules.training.stepmath import Scheduler
+
         own = self.scheduler
         own_keys = own.model_fields_set
         if config is None and own.type is None:
@@ -250,6 +253,8 @@ def parse_profiles(path: str, text: str, name_as: str | None = None) -> dict[str
 
 def _prime_entries(path: str, data: Any, name_as: str | None = None) -> dict[str, Entry]:
     """Parsed Prime-RL TOML as one entry named after the file (or name_as, its head path)."""
+    from rules.training.primerl import PrimeRLError, parse_prime_rl
+
     try:
         config = parse_prime_rl(data)
     except PrimeRLError as exc:
@@ -346,6 +351,8 @@ def kind_of(path: str, review: Review, text: str | None = None) -> str | None:
             data = formats.load(text, "toml")
         except formats.FormatError:
             return None
+        from rules.training.primerl import looks_like_prime_rl
+
         if looks_like_prime_rl(data):
             return PRIME_RL
     return None
@@ -359,6 +366,8 @@ def parse_source(
         return parse_profiles(path, text, name_as)
     if kind == PYTHON:
         return parse_python_profiles(path, text, review.config.profiles.python_variables)
+    from rules.training.primerl import looks_like_prime_rl
+
     data = _load(path, text)
     by_glob = globs.match(path, review.config.profiles.prime_rl_globs)
     if not looks_like_prime_rl(data, by_glob=by_glob):
@@ -369,7 +378,8 @@ def parse_source(
 class ProfileFile(BaseModel):
     """Both sides of one changed (or dependent) profile file, parsed."""
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    # Built before the first one is made (_complete_profile_file), with the Prime-RL models its entries hold.
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, defer_build=True)
 
     path: str
     kind: str
@@ -380,6 +390,14 @@ class ProfileFile(BaseModel):
     head_error: str | None = None
     # head_error's problems one by one, each with its line where known (TRN001 reports each at its line).
     head_problems: tuple[Problem, ...] = ()
+
+
+def _complete_profile_file() -> None:
+    """Before the first ProfileFile: complete the model with the Prime-RL config type its entries hold."""
+    if not ProfileFile.__pydantic_complete__:
+        from rules.training.primerl import PrimeRLConfig
+
+        ProfileFile.model_rebuild(_types_namespace={"PrimeRLConfig": PrimeRLConfig})
 
 
 def _read(changeset: ChangeSet, path: str | None, head: bool) -> tuple[str | None, str | None]:
@@ -509,6 +527,7 @@ def changed_profile_files(review: Review) -> tuple[ProfileFile, ...]:
                 continue  # a Python module that holds no profiles
             if kind == PRIME_RL and not (base or head or base_err or head_err):
                 continue  # a TOML file under the globs that is not a training config
+            _complete_profile_file()
             out.append(
                 ProfileFile(
                     path=pair.path,
@@ -554,6 +573,7 @@ def _dependents(review: Review, changed: list[ProfileFile]) -> list[ProfileFile]
             if e.profile and e.profile.config and _config_path(path, e.profile.config) in configs
         }
         if pointing:
+            _complete_profile_file()
             out.append(ProfileFile(path=path, kind=PROFILE, base=pointing, head=pointing, base_path=path))
     return out
 
@@ -614,6 +634,8 @@ def _read_config(review: Review, path: str, head: bool) -> tuple[PrimeRLConfig |
 
 
 def _values(result: Any, inputs: StepInputs, sched: Scheduler | None, config_path: str | None) -> StepValues:
+    from rules.training.stepmath import DEFAULT_WARMUP_STEPS
+
     warmup = None
     if sched is not None and (sched.type or "constant") in ("linear", "cosine"):
         warmup = DEFAULT_WARMUP_STEPS if sched.warmup_steps is None else sched.warmup_steps
@@ -646,6 +668,8 @@ def evaluate(review: Review, entry: Entry | None, path: str, head: bool) -> Eval
     """Derive one entry at one side; None when the entry does not exist there."""
     if entry is None:
         return None
+    from rules.training.stepmath import StepInputs, StepMathError, derive
+
     config: PrimeRLConfig | None
     if entry.prime is not None:
         config = entry.prime

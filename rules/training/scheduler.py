@@ -41,11 +41,12 @@ from dataclasses import replace
 from rules.core.base import Context, Rule
 from rules.core.models import Finding, Severity
 from rules.training.profiles import UNBOUNDED, profile_rows
-from rules.training.stepmath import scheduler_problems
 
 
 def check(ctx: Context) -> Iterator[Finding]:
     for row in profile_rows(ctx.review):
+        from rules.training.stepmath import scheduler_problems  # with a profile row only
+
         head = row.head
         if head is None or head.scheduler is None:
             continue  # unknown scheduler

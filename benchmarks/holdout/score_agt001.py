@@ -1,0 +1,162 @@
+"""Score AGT001 (and AGT002's false positives) on the issue-23 judged sets of `benchmarks/holdout/`.
+
+Each row of `agt001-*.csv` in the chosen split is a new test of one commit. The commit is reviewed against
+its first parent as `bot check` does it locally (in-process, as `benchmarks/signal_ranges.py`: no PR
+title, so the commit messages stand in for it, and AGT001/AGT002 on by the config override), and AGT001
+counts as raised when it gives an error (or warning) on that test (`benchmarks/judged.py` `flagged`).
+
+    python benchmarks/holdout/score_agt001.py [--split tune|holdout|all] [--clones /work/clones] [--json]
+
+With `--split holdout` (or `all`) only aggregates are printed, per repository and overall: the hold-out
+rows are never shown one by one, so scoring them cannot teach anyone what they hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+
+from benchmarks.judged import (  # noqa: E402
+    OVERRIDE,  # noqa: E402
+    Case,
+    case_of,
+    flagged,
+)
+from benchmarks.signal_ranges import DEFAULT_CLONES, Outcome, _git, _has  # noqa: E402
+from bot.git.local import SourceError, load_changeset  # noqa: E402
+from bot.review.engine import review  # noqa: E402
+from rules.core.models import PullRequest  # noqa: E402
+
+SPLITS = ("tune", "holdout", "all")
+
+
+def load(split: str, folder: Path = HERE) -> list[Case]:
+    """The AGT001 rows of the split; rows of the other split are dropped unread."""
+    cases = []
+    for path in sorted(folder.glob("agt001-*.csv")):
+        with path.open(newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(line for line in fh if not line.startswith("#")):
+                if split != "all" and row["split"] != split:
+                    continue
+                cases.append(case_of(row))
+    return cases
+
+
+def review_commit(clone: Path, repo: str, sha: str) -> Outcome:
+    """Review sha against its first parent as local mode does, with AGT001/AGT002 on."""
+    try:
+        changeset = load_changeset(clone, base=f"{sha}^1", head=sha, pr=PullRequest(head_ref=None))
+        report = review(changeset, config=OVERRIDE)
+    except SourceError as exc:
+        return Outcome(repo, sha, error=str(exc))
+    return Outcome(repo, sha, report=report)
+
+
+@dataclass
+class Tally:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+    agt002: int = 0  # AGT002 findings on these tests
+    missing: int = 0
+
+    def add(self, expected: bool, got: bool) -> None:
+        if expected and got:
+            self.tp += 1
+        elif expected:
+            self.fn += 1
+        elif got:
+            self.fp += 1
+        else:
+            self.tn += 1
+
+    def figures(self) -> dict[str, object]:
+        p = self.tp / (self.tp + self.fp) if self.tp + self.fp else None
+        r = self.tp / (self.tp + self.fn) if self.tp + self.fn else None
+        return {
+            "cases": self.tp + self.fp + self.fn + self.tn,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "precision": None if p is None else round(p, 3),
+            "recall": None if r is None else round(r, 3),
+            "agt002": self.agt002,
+            "missing": self.missing,
+        }
+
+
+def _head_text(clone: Path, case: Case) -> str | None:
+    try:
+        return _git(clone, "show", f"{case.commit}:{case.path}")
+    except SourceError:
+        return None
+
+
+def score(cases: list[Case], clones: Path, show_cases: bool, say=print) -> dict[str, dict[str, object]]:
+    tallies: dict[str, Tally] = {}
+    reviewed: dict[tuple[str, str], Outcome] = {}
+    overall = Tally()
+    for case in cases:
+        tally = tallies.setdefault(case.repo, Tally())
+        clone = clones / case.repo.replace("/", "+")
+        key = (case.repo, case.commit)
+        if key not in reviewed:
+            if not _has(clone, case.commit):
+                tally.missing += 1
+                overall.missing += 1
+                continue
+            reviewed[key] = review_commit(clone, case.repo, case.commit)
+        report = reviewed[key].report
+        if report is None:
+            tally.missing += 1
+            overall.missing += 1
+            continue
+        text = _head_text(clone, case)
+        got = flagged(report, case, text)
+        other = Case(**{**case.__dict__, "rule": "AGT002"})
+        agt002 = flagged(report, other, text)
+        for t in (tally, overall):
+            t.add(case.expected, got)
+            t.agt002 += int(agt002)
+        if show_cases and (got != case.expected or agt002):
+            kind = "FP" if got and not case.expected else "FN" if got != case.expected else "AGT002"
+            say(f"  {kind} {case.repo}@{case.commit[:10]} {case.path} {case.test}  [{case.reason[:100]}]")
+    out = {repo: t.figures() for repo, t in sorted(tallies.items())}
+    out["overall"] = overall.figures()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=SPLITS, default="tune")
+    parser.add_argument("--clones", type=Path, default=DEFAULT_CLONES)
+    parser.add_argument("--json", action="store_true", help="print one JSON object of the aggregates")
+    args = parser.parse_args(argv)
+    cases = load(args.split)
+    # Only the tuning rows may be shown one by one.
+    show = args.split == "tune" and not args.json
+    figures = score(cases, args.clones, show_cases=show)
+    if args.json:
+        print(json.dumps({"split": args.split, "figures": figures}, indent=2))
+        return 0
+    print(f"AGT001 on the issue-23 sets, split {args.split}")
+    print(f"{'repository':32} {'cases':>5} {'TP':>3} {'FP':>3} {'FN':>3} {'P':>6} {'R':>6} {'AGT002':>6}")
+    for repo, f in figures.items():
+        p = "-" if f["precision"] is None else f"{f['precision']:.3f}"
+        r = "-" if f["recall"] is None else f"{f['recall']:.3f}"
+        extra = f"  ({f['missing']} not reviewed)" if f["missing"] else ""
+        counts = f"{f['cases']:>5} {f['tp']:>3} {f['fp']:>3} {f['fn']:>3}"
+        print(f"{repo:32} {counts} {p:>6} {r:>6} {f['agt002']:>6}{extra}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,150 @@
+"""Entries a change adds to a hand-written changelog, with the section each sits under.
+
+Keep a Changelog (`### Fixed`, `### Added`) and its common variants (`Bug fixes`, `Bugfixes:`, rst headings
+underlined with `---`) say what kind of change an entry is in the maintainers' own words, as changelog
+fragments do. An entry under a section of no kind ("Stable style", "Version 2.3.7") says it in its prose,
+read by the caller.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+# CHANGELOG.md, CHANGES.rst, HISTORY.md, NEWS, RELEASE_NOTES.md, docs/changelog.rst...
+_NAMES = frozenset("changelog changes history news releasenotes release_notes release-notes whatsnew".split())
+_SUFFIXES = frozenset(("", ".md", ".rst", ".txt", ".markdown"))
+# A changelog of many megabytes is read only this far: the entries a PR adds are near the top.
+MAX_LINES = 20_000
+# At most this many entries are taken from one change: a reformatted changelog is not a hundred fixes.
+MAX_ENTRIES = 50
+
+FIX = "fix"
+OTHER = "other"
+
+# Section titles by kind. A fix section: "Fixed", "Fixes", "Bug fixes", "Bugfixes", "Bugs fixed", "Security".
+_FIX_TITLE = re.compile(
+    r"^(?:(?:bug\s*-?\s*)?fix(?:es|ed)?|bugs?(?:\s+fix(?:es|ed)?)?|fixed\s+bugs|security(?:\s+fix(?:es)?)?|"
+    r"(?:bug|security)\s+fixes\s+and\s+\w+|hot\s*fix(?:es)?)$",
+    re.IGNORECASE,
+)
+_OTHER_TITLE = re.compile(
+    r"^(?:added|changed|deprecated|deprecations?|removed|removals?|features?|new\s+features?|new|"
+    r"enhancements?|improvements?|performance|documentation|docs|internals?|internal\s+changes|"
+    r"breaking(?:\s+changes?)?|backwards?\s+incompatible\s+changes|dependencies|packaging|misc\w*|"
+    r"other(?:\s+changes)?|refactor\w*|maintenance|chores?|build|ci|testing|tests|api\s+changes)$",
+    re.IGNORECASE,
+)
+_MD_HEADING = re.compile(r"^#{1,6}[ \t]")  # the title is the rest, its closing `#`s stripped
+_UNDERLINE = re.compile(r"^([=\-~^\"'*+#`:.])\1{2,}[ \t]*$")
+# "Bugfixes:" or "**Bug fixes**" alone on a line, as NEWS files and some rst changelogs title a section.
+_LABEL = re.compile(r"^(?:\*\*|__)?([A-Za-z][\w \t-]{1,40}?)(?:\*\*|__)?:?(?:\*\*|__)?[ \t]*$")
+_BULLET = re.compile(r"^[ \t]{0,4}(?:[-*+•]|\d{1,3}[.)])[ \t]+\S")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One changelog entry the change adds: its text (continuation lines joined) and its section."""
+
+    text: str
+    section: str  # the nearest heading above it, "" when none
+    kind: str  # FIX or OTHER by its section's title, "" when the section says no kind
+
+
+def is_changelog(path: str) -> bool:
+    """Whether path names a hand-written changelog (CHANGELOG.md, CHANGES.rst, HISTORY.rst, NEWS...)."""
+    p = PurePosixPath(path)
+    suffix = p.suffix.lower()
+    stem = p.stem if suffix in _SUFFIXES else p.name
+    return suffix in _SUFFIXES and stem.lower() in _NAMES
+
+
+def section_kind(title: str) -> str:
+    """FIX, OTHER or "" for a section title ("Bug fixes" -> FIX, "Added" -> OTHER, "Version 2.1" -> "")."""
+    words = _SPACE.sub(" ", title.strip().strip("*_:`[]").strip()).strip()
+    if _FIX_TITLE.match(words):
+        return FIX
+    if _OTHER_TITLE.match(words):
+        return OTHER
+    return ""
+
+
+def _headings(lines: list[str]) -> dict[int, str]:
+    """The heading lines (0-based) and their titles: markdown `#`, rst/setext underlines, `Bugfixes:`."""
+    out: dict[int, str] = {}
+    for i, line in enumerate(lines):
+        if _MD_HEADING.match(line) is not None:
+            out[i] = line.lstrip("#").strip().rstrip("#").strip()
+            continue
+        stripped = line.strip()
+        if (
+            stripped
+            and i + 1 < len(lines)
+            and _UNDERLINE.match(lines[i + 1])
+            and len(lines[i + 1].strip()) >= len(stripped) - 2
+            and not _UNDERLINE.match(line)
+        ):
+            out[i] = stripped
+            continue
+        if not line[:1].isspace() and not _BULLET.match(line):
+            label = _LABEL.match(line)
+            if label is not None and section_kind(label.group(1)):
+                out[i] = label.group(1)
+    return out
+
+
+def _edited(line: str, removed: list[set[str]]) -> bool:
+    """Whether an added line rewrites a removed one (markup changed, a word or two): most words shared."""
+    words = set(_WORD.findall(line.lower()))
+    return len(words) >= 3 and any(len(words & old) >= 0.6 * max(len(words), len(old)) for old in removed)
+
+
+_WORD = re.compile(r"[a-z0-9]{2,}")
+
+
+def added_entries(text: str, added: Iterable[int], removed: Iterable[str] = ()) -> list[Entry]:
+    """The entries whose first line is among the added lines (1-based, at head), each with its section.
+
+    removed: the lines the change removes from the file; an added line that rewrites one of them (the
+    markup of an old entry edited) starts no new entry.
+    """
+    lines = text.splitlines()[:MAX_LINES]
+    new = {n - 1 for n in added if 0 < n <= len(lines)}
+    if not new:
+        return []
+    old = [set(_WORD.findall(line.lower())) for line in list(removed)[:2000] if line.strip()]
+    new = {i for i in new if not (old and _edited(lines[i], old))}
+    headings = _headings(lines)
+    out: list[Entry] = []
+    section = ""
+    i = 0
+    while i < len(lines) and len(out) < MAX_ENTRIES:
+        if i in headings:
+            section = headings[i]
+            i += 1
+            continue
+        if not _BULLET.match(lines[i]):
+            i += 1
+            continue
+        start, indent = i, len(lines[i]) - len(lines[i].lstrip())
+        i += 1
+        # Continuation lines: indented deeper than the bullet, up to a blank line, a bullet or a heading.
+        while (
+            i < len(lines)
+            and lines[i].strip()
+            and i not in headings
+            and not _BULLET.match(lines[i])
+            and len(lines[i]) - len(lines[i].lstrip()) > indent
+        ):
+            i += 1
+        if start in new:
+            body = " ".join(ln.strip() for ln in lines[start:i])
+            body = _SPACE.sub(" ", _BULLET_HEAD.sub("", body, count=1)).strip()
+            out.append(Entry(body[:500], section.strip()[:80], section_kind(section)))
+    return out
+
+
+_BULLET_HEAD = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])[ \t]+")

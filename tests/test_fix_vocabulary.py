@@ -1,0 +1,144 @@
+"""What a PR says of a fix: a wider vocabulary, housekeeping subjects, Conventional-Commits types."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.core.models import PullRequest
+from rules.testcode.changelog import FIX, OTHER, Entry
+from rules.testcode.regression_evidence import conventional_kind, entry_kinds, pr_cues, title_kinds
+
+
+def _fix(title: str = "", commits: tuple[str, ...] = (), body: str = "") -> bool:
+    return bool(pr_cues(PullRequest(title=title, commits=commits, body=body)))
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Do not trigger a reload on focus",
+        "Reading a closed socket no longer hangs",
+        "Crash when the config is empty",
+        "Garbage output for wide characters",
+        "Incorrectly rounded widths",
+        "Wrong line numbers in f-strings",
+        "Prevent the cache from growing without bound",
+        "Avoid infinite loop in read_chunked when amt=0",
+        "Ignore empty cache files instead of raising",
+        "Fix formatting cells with magic methods",  # a formatter's bug, not housekeeping
+    ],
+)
+def test_a_title_says_a_fix_without_the_word(title):
+    assert _fix(title)
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "fix ci",
+        "Fix lint",
+        "typing fix",
+        "Fix typo in the README",
+        "fix tests",
+        "Fix docs",
+        "fix mypy",
+        "Fix pre-commit",
+        "Fix formatting",
+        "CI fixes",
+        "Add a pointer rule",
+        "Handle empty shapes",
+    ],
+)
+def test_housekeeping_and_features_say_no_fix(title):
+    assert not _fix(title)
+
+
+def test_prose_counts_in_the_title_not_in_the_commits_inside_the_pr():
+    """ "broken test after rebase" inside a feature branch says nothing of the change."""
+    assert not _fix(commits=("Add the pointer rule", "Broken test after rebase"))
+    assert _fix(commits=("Stop the pointer rule from crashing",))
+    assert _fix(commits=("Pointer rule no longer hangs",))
+
+
+@pytest.mark.parametrize(
+    "subject, kind",
+    [
+        ("fix: area of empty shapes", "bugfix"),
+        ("fix(shapes)!: area of empty shapes", "bugfix"),
+        ("fix(ci): pin the runner", "changed"),  # a housekeeping scope
+        ("feat: pointer rule", "feature"),
+        ("feat(css): pointer rule (fixes #12)", "feature"),
+        ("deprecate: Field.foo", "deprecation"),
+        ("refactor: split the parser", "changed"),
+        ("test: cover the parser", "changed"),
+        ("docs: the parser", "changed"),
+        ("chore: bump deps", "changed"),
+        ("perf: faster parse", "changed"),
+        ("ci: cache pip", "changed"),
+        ("Fix: Improve Error Message", "bugfix"),
+        ("Note: this is prose", None),
+        ("Fix area of zero", None),
+    ],
+)
+def test_conventional_kind(subject, kind):
+    assert conventional_kind(subject) == kind
+
+
+@pytest.mark.parametrize(
+    "title, fix",
+    [
+        ("fix(shapes): area of zero", True),
+        ("feat: fix #12 by adding an option", False),
+        ("test: fix flaky area test", False),
+        ("chore: fix lint", False),
+        ("refactor(parser): crash-proof rewrite", False),
+    ],
+)
+def test_a_conventional_type_decides_over_the_words(title, fix):
+    assert _fix(title) is fix
+
+
+@pytest.mark.parametrize(
+    "title, body",
+    [
+        ("Add the --strict option (fixes #12)", ""),
+        ("Deprecate Field.foo", "Fixes #40"),
+        ("feat: the --strict option", "Fixes #12"),
+        ("deprecate: Field.foo", "Closes #40. Fixes #41"),
+    ],
+)
+def test_a_feature_or_deprecation_closing_an_issue_is_no_fix_pr(title, body):
+    pr = PullRequest(title=title, body=body)
+    assert title_kinds(pr) & {"feature", "deprecation"}
+    assert not pr_cues(pr)
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Add a guard against the crash on empty input",
+        "Add missing null check (fixes #12)",
+        "Allow empty names again (fixes #12)",
+    ],
+)
+def test_a_feature_verb_that_tells_a_fix_leaves_the_closing_reference_its_weight(title):
+    assert title_kinds(PullRequest(title=title)) == frozenset()
+    assert pr_cues(PullRequest(title=title, body="Fixes #12"))
+
+
+@pytest.mark.parametrize(
+    "entry, kinds",
+    [
+        (Entry("Anything at all.", "Fixed", FIX), {"bugfix"}),
+        (Entry("A pointer rule.", "Added", OTHER), {"feature"}),
+        (Entry("Speed.", "Changed", OTHER), {"changed"}),
+        (Entry("Fix empty file streaming when testing.", "Version 2.3.7", ""), {"bugfix"}),
+        (Entry("Use flit_core as the build backend.", "Version 2.3.7", ""), set()),
+        # A rule tightened, a support dropped: "no longer" of a change, not of a failure.
+        (Entry("An empty host is no longer allowed.", "Version 3.1.4", ""), set()),
+        (Entry("Python 3.8 is no longer supported.", "Unreleased", ""), set()),
+        (Entry("Reading an empty body no longer hangs.", "Unreleased", ""), {"bugfix"}),
+    ],
+)
+def test_entry_kinds(entry, kinds):
+    assert entry_kinds([entry]) == kinds
