@@ -48,6 +48,7 @@ from rules.testcode.changelog import Entry, added_entries, section_kind
 from rules.testcode.regression_evidence import _IMPORT, pr_evidence, validation_test
 from rules.training.claims import claims
 from rules.training.profiles import ProfileError, parse_profiles
+from rules.training.trainers.facts import transformers_from
 
 BASE, HEAD = "b" * 40, "c" * 40
 RULE_AGENTS = "# Rules\n\n- Regression tests must name the PR or commit they guard in the docstring.\n"
@@ -88,6 +89,8 @@ WORDS = (
     "@bot ",
     "bot: ignore ",
     "from a import ",
+    "transformers[",
+    'name = "transformers"\n',
 )
 SEPARATORS = (
     " ",
@@ -154,6 +157,8 @@ LEADS = (
     "# bot: ignore",
     "Regression tests",
     "import",
+    "transformers",
+    'name = "transformers"',
     # Comment blocks: an HTML block left open, a paragraph line before a setext underline or a table row.
     "<script>\n",
     "<?",
@@ -367,6 +372,7 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
     # A test file's import lines, read where AGT001 compares a test's words with the modules it imports.
     "test-file-imports": lambda t: list(_IMPORT.finditer(t)),
     "profile-file": _profile,
+    "transformers-pins": lambda t: transformers_from({"requirements.txt": t, "uv.lock": t}),
     "comment-commands": lambda t: parse_commands(t, "bot"),
     "artifact": _artifact,
     "diff-reader": _diff,

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from rules.core.formats import FormatError, format_of, load
@@ -36,3 +38,61 @@ def test_format_of():
         "json",
         None,
     ]
+
+
+def _pure(text: str) -> object:
+    """What the pure-Python loader alone makes of a YAML text: its data, or its error."""
+    import yaml
+
+    from rules.core import formats
+
+    try:
+        data = yaml.load(text, Loader=formats._loader())  # noqa: S506 - the SafeLoader subclass
+        formats.check(data)
+        return data
+    except FormatError as exc:
+        return ("error", str(exc), exc.line)
+    except yaml.YAMLError:
+        return ("error", "invalid YAML")
+
+
+def _both(text: str) -> tuple[object, object]:
+    try:
+        got: object = load(text, "yaml")
+    except FormatError as exc:
+        got = (
+            ("error", str(exc), exc.line)
+            if not str(exc).startswith("invalid YAML")
+            else ("error", "invalid YAML")
+        )
+    return got, _pure(text)
+
+
+_CORPUS = sorted(
+    p
+    for p in (Path(__file__).parent / "fixtures").rglob("*")
+    if p.is_file() and p.suffix in (".yaml", ".yml")
+)
+
+
+@pytest.mark.parametrize("path", _CORPUS, ids=lambda p: str(p.relative_to(Path(__file__).parent)))
+def test_the_c_parser_path_reads_real_yaml_as_the_pure_loader_does(path):
+    """Plain YAML is read by libyaml's parser for speed (issue 25: 200 trainer configs); every fixture of
+    the repository must come out exactly as the pure loader reads it."""
+    got, want = _both(path.read_text(encoding="utf-8", errors="replace"))
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\na: 2\n",  # a duplicate key: the pure loader's message and line
+        "a: [1, 2\n",  # unclosed: invalid either way
+        "a:\n  - b: 1\n    b: 2\n",
+        "x: 0o17\ny: 1_000\nz: 1:20\nw: 2024-01-01\nv: ~\nu: yes\n",  # YAML 1.1 resolution
+        "a: 'it''s'\nb: \"\\t\"\nc: |\n  two\n  lines\n",
+    ],
+)
+def test_the_c_parser_path_agrees_with_the_pure_loader_on_edge_cases(text):
+    got, want = _both(text)
+    assert got == want

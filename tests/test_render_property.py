@@ -243,20 +243,19 @@ def test_untrusted_text_cannot_change_the_comment(report):
         cells = walk.tags.count("td")
         assert cells == 4 * (len(rows) - 2)
     elif report.profiles:
-        # A summary table of six columns, then every value in a collapsed four-column table.
-        # A summary table of six columns, then every value in a collapsed four-column table (both only
+        # A summary table of seven columns, then every value in a collapsed four-column table (both only
         # when some profile's numbers move).
         header = "| Profile | Value | Base | Head |"
         summary = rows[: rows.index(header)] if header in rows else rows
         detail = rows[len(summary) :]
         if summary:
-            assert summary[0].startswith("| Profile | semantics | max_steps |")
-            assert summary[1] == "|---" * 6 + "|"
-        assert all(_unescaped_pipes(row) == 7 and row.endswith(" |") for row in summary[2:]), summary
+            assert summary[0].startswith("| Profile | semantics | max_steps | optimizer steps |")
+            assert summary[1] == "|---" * 7 + "|"
+        assert all(_unescaped_pipes(row) == 8 and row.endswith(" |") for row in summary[2:]), summary
         assert bool(summary) == bool(detail) == (walk.tags.count("details") == 1)
         assert detail == [] or detail[1] == "|---|---|---|---|"
         assert all(_unescaped_pipes(row) == 5 and row.endswith(" |") for row in detail[2:]), detail
-        assert walk.tags.count("td") == 6 * max(len(summary) - 2, 0) + 4 * max(len(detail) - 2, 0)
+        assert walk.tags.count("td") == 7 * max(len(summary) - 2, 0) + 4 * max(len(detail) - 2, 0)
     else:
         assert rows == []
 

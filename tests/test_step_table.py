@@ -115,7 +115,7 @@ def test_many_profiles_get_a_summary_and_a_collapsed_detail(make_repo):
     out = render_comment(report)
     assert len(report.profiles) == 30
     assert "Derived by the bot from the 30 changed profiles" in out
-    assert "| Profile | semantics | max_steps | effective examples |" in out
+    assert "| Profile | semantics | max_steps | optimizer steps | effective examples |" in out
     # One summary row per profile whose numbers move, base → head, the change in bold.
     assert (
         "| `p000`<br>`training/compat_profiles/run.toml` | examples → **legacy-micro** | 38 → **37** |" in out

@@ -1,14 +1,14 @@
 """Score AGT001 (and AGT002's false positives) on the issue-23 judged sets of `benchmarks/holdout/`.
 
 Each row of `agt001-*.csv` in the chosen split is a new test of one commit. The commit is reviewed against
-its first parent as `bot check` does it locally (in-process, as `benchmarks/signal.py`: no PR title, so the
-commit messages stand in for it, and AGT001/AGT002 on by the config override), and AGT001 counts as
-raised when it gives an error (or warning) on that test (`benchmarks/judged.py` `flagged`).
+its first parent as `bot check` does it locally (in-process, as `benchmarks/signal_ranges.py`: no PR
+title, so the commit messages stand in for it, and AGT001/AGT002 on by the config override), and AGT001
+counts as raised when it gives an error (or warning) on that test (`benchmarks/judged.py` `flagged`).
 
-    python benchmarks/holdout/score_agt001.py [--split tune|holdout|all] [--clones /work/clones] [--json]
+    python benchmarks/holdout/score_agt001.py [--split tune|holdout|holdout2|all] [--clones DIR] [--json]
 
-With `--split holdout` (or `all`) only aggregates are printed, per repository and overall: the hold-out
-rows are never shown one by one, so scoring them cannot teach anyone what they hold.
+With `--split holdout`, `holdout2` (or `all`) only aggregates are printed, per repository and overall: the
+hold-out rows are never shown one by one, so scoring them cannot teach anyone what they hold.
 """
 
 from __future__ import annotations
@@ -29,12 +29,15 @@ from benchmarks.judged import (  # noqa: E402
     case_of,
     flagged,
 )
-from benchmarks.signal import DEFAULT_CLONES, Outcome, _git, _has  # noqa: E402
+from benchmarks.signal_ranges import DEFAULT_CLONES, Outcome, _git, _has  # noqa: E402
 from bot.git.local import SourceError, load_changeset  # noqa: E402
 from bot.review.engine import review  # noqa: E402
 from rules.core.models import PullRequest  # noqa: E402
 
-SPLITS = ("tune", "holdout", "all")
+# `all` is the first round (tune + holdout, both read or scored already); `holdout2` is the second
+# hold-out, sampled for the next round of changes and selected only by name so no run reads it by accident.
+SPLITS = ("tune", "holdout", "holdout2", "all")
+ROUND_ONE = ("tune", "holdout")
 
 
 def load(split: str, folder: Path = HERE) -> list[Case]:
@@ -43,7 +46,7 @@ def load(split: str, folder: Path = HERE) -> list[Case]:
     for path in sorted(folder.glob("agt001-*.csv")):
         with path.open(newline="", encoding="utf-8") as fh:
             for row in csv.DictReader(line for line in fh if not line.startswith("#")):
-                if split != "all" and row["split"] != split:
+                if row["split"] != split and not (split == "all" and row["split"] in ROUND_ONE):
                     continue
                 cases.append(case_of(row))
     return cases

@@ -27,6 +27,7 @@ from rules.core.models import (
 from rules.testcode.testfiles import is_test_path
 from rules.testcode.waivers import apply_waivers
 from rules.training.profiles import profile_searches, profile_table
+from rules.training.trainers.table import trainer_table
 
 
 def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, tuple[ConfigProblem, ...]]:
@@ -208,7 +209,7 @@ def _review(
         verdict=verdict,
         labels=labels_for(verdict, config),
         findings=tuple(findings),
-        profiles=profile_table(state),
+        profiles=profile_table(state) + trainer_table(state),
         waivers=tuple(waivers),
         notes=(*notes, incomplete_note(incomplete)) if incomplete else notes,
         incomplete=incomplete,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rules.core import sanitize
-from rules.core.models import Finding, ProfileMath, Report, Severity
+from rules.core.models import Finding, ProfileMath, Report, Severity, StepValues
 
 if TYPE_CHECKING:
     import jinja2
@@ -18,6 +18,7 @@ MARKER = "<!-- bot-review:status -->"
 COMMENT_LIMIT = 65_000
 
 STEP_FIELDS = (
+    ("trainer", "trainer"),
     ("semantics", "semantics"),
     ("config_path", "Prime-RL config"),
     ("batch_size", "batch size"),
@@ -27,8 +28,12 @@ STEP_FIELDS = (
     ("seq_len", "seq_len"),
     ("target_examples", "target_examples"),
     ("target_micro_steps", "target_micro_steps"),
+    ("train_examples", "training examples"),
     ("max_steps", "max_steps"),
+    ("optimizer_steps", "optimizer steps"),
+    ("epochs", "epochs"),
     ("scheduler", "scheduler"),
+    ("warmup_ratio", "warmup ratio"),
     ("warmup_steps", "scheduler.warmup_steps"),
     ("decay_steps", "scheduler.decay_steps"),
     ("ckpt_interval", "ckpt.interval"),
@@ -36,15 +41,20 @@ STEP_FIELDS = (
     ("effective_train_examples", "effective examples"),
     ("unapplied_micro_steps", "unapplied micro steps"),
     ("tokens_per_step", "tokens per step"),
+    ("tail", "tail"),
+    ("estimate", "estimate"),
+    ("formula", "formula"),
+    ("assumptions", "assumptions"),
 )
-# Values read from a pull request's files: shown as inline code, never as markdown.
-UNTRUSTED_FIELDS = frozenset({"config_path", "scheduler"})
+# Values read from a pull request's files (or holding its words): shown as inline code, never as markdown.
+UNTRUSTED_FIELDS = frozenset({"config_path", "scheduler", "trainer", "tail", "formula", "assumptions"})
 # Up to this many changed profiles, the comment shows every derived value inline. Beyond it, one summary
 # row per profile whose numbers change, the other profiles by name, and every value in a collapsed block.
 INLINE_PROFILES = 3
 SUMMARY_FIELDS = (
     ("semantics", "semantics"),
     ("max_steps", "max_steps"),
+    ("optimizer_steps", "optimizer steps"),
     ("effective_train_examples", "effective examples"),
     ("decay_steps", "scheduler.decay_steps"),
     ("unapplied_micro_steps", "unapplied micro steps"),
@@ -82,6 +92,21 @@ def _env() -> jinja2.Environment:
     return env
 
 
+def shown_value(values: StepValues | None, key: str) -> object:
+    """A derived value as the tables show it: None for an absent side, a false flag or no assumptions;
+    a list of assumptions joined into one cell."""
+    if values is None:
+        return None
+    value = getattr(values, key)
+    if value is False or value == ():
+        return None
+    if value is True:
+        return "yes"
+    if isinstance(value, tuple):
+        return "; ".join(map(str, value))
+    return value
+
+
 def _cell(value: object, untrusted: bool = False) -> str:
     if value is None:
         return "—"
@@ -96,8 +121,7 @@ def step_rows(profile: ProfileMath) -> list[dict[str, object]]:
     """The table rows of one profile: each derived value base -> head, changes marked."""
     rows = []
     for key, label in STEP_FIELDS:
-        old = getattr(profile.base, key) if profile.base else None
-        new = getattr(profile.head, key) if profile.head else None
+        old, new = shown_value(profile.base, key), shown_value(profile.head, key)
         if old is None and new is None:
             continue
         untrusted = key in UNTRUSTED_FIELDS
@@ -123,8 +147,7 @@ def summary_row(profile: ProfileMath) -> list[str]:
     """The summary cells of one profile (after its name): each key value, base → head where it changes."""
     cells = []
     for key, _ in SUMMARY_FIELDS:
-        old = getattr(profile.base, key) if profile.base else None
-        new = getattr(profile.head, key) if profile.head else None
+        old, new = shown_value(profile.base, key), shown_value(profile.head, key)
         cells.append(_arrow(old, new, key in UNTRUSTED_FIELDS, profile.base is not None))
     return cells
 

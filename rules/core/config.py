@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveInt,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
 from rules.core import formats
 from rules.core.models import Severity, UnreadableFile, decode_text
@@ -123,12 +132,40 @@ class Verify(Strict):
     total_timeout: float = Field(default=600, gt=0, le=6 * 3600)
 
 
+class Training(Strict):
+    """What trainer configs cannot say about a run: its world size and its datasets' sizes; and where the
+    bot looks for trainer configs (HF TrainingArguments/TRL YAML, axolotl) and accelerate configs."""
+
+    # Data-parallel processes; unset: an agreeing accelerate config's `num_processes`, else 1 assumed.
+    world_size: PositiveInt | None = None
+    # A dataset as a config names it (hub id or path) -> its number of training examples.
+    datasets: dict[str, StrictInt] = Field(default_factory=dict)
+    globs: tuple[str, ...] = ("**/*.yaml", "**/*.yml", "**/*.json")
+    accelerate_globs: tuple[str, ...] = (
+        "**/accelerate_configs/*.yaml",
+        "**/accelerate_configs/*.yml",
+        "**/accelerate_config*.yaml",
+        "**/accelerate_config*.yml",
+    )
+
+    _many = field_validator("globs", "accelerate_globs", mode="before")(_one_or_many)
+
+    @field_validator("datasets")
+    @classmethod
+    def _counts(cls, value: dict[str, int]) -> dict[str, int]:
+        for name, count in value.items():
+            if count <= 0:
+                raise ValueError(f"`{name[:80]}` should be a number of examples above 0; got {count}")
+        return value
+
+
 class Config(Strict):
     """Everything `.github/bot.yml` may set; every key is optional."""
 
     rules: dict[str, RuleSetting] = Field(default_factory=dict)
     labels: Labels = Labels()
     profiles: Profiles = Profiles()
+    training: Training = Training()
     handle: str = "bot"
     trunk: str | None = None
     # Globs of paths left out of the review entirely, e.g. ["examples/**", "third_party/**"].

@@ -153,9 +153,56 @@ def _load_json(text: str) -> Any:
         raise FormatError(f"invalid JSON: {exc.msg[:120]}", exc.lineno) from None
 
 
+# Text the C parser may take instead: printable ASCII lines without anchors (`&`), aliases (`*`) or tags
+# (`!`), the constructs the pure loader refuses or resolves itself. Anything else, and anything the C path
+# does not parse cleanly, goes through the pure loader, whose result and messages are the reference.
+_PLAIN_YAML = re.compile(r"[\t\n\r\x20\x22-\x25\x27-\x29\x2b-\x7e]*\Z")
+
+
+class _Refused(Exception):
+    """The C path met something the pure loader must judge (a duplicate key): parse again with it."""
+
+
+@functools.cache
+def _fast_loader() -> Any:
+    """A SafeLoader on libyaml's parser that stops at duplicate keys, or None without libyaml."""
+    import yaml
+
+    if not getattr(yaml, "__with_libyaml__", False):
+        return None
+
+    class _FastLoader(yaml.CSafeLoader):  # type: ignore[name-defined,misc]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, (list, dict)) or key in seen:
+                    raise _Refused
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return _FastLoader
+
+
+def _load_fast(text: str) -> tuple[bool, Any]:
+    """(True, data) when the C parser read plain text cleanly; (False, None) to use the pure loader."""
+    loader = _fast_loader() if _PLAIN_YAML.match(text) else None
+    if loader is None:
+        return False, None
+    import yaml
+
+    try:
+        return True, yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader on libyaml
+    except (_Refused, yaml.YAMLError, ValueError, RecursionError):
+        return False, None
+
+
 def _load_yaml(text: str) -> Any:
     import yaml
 
+    fast, data = _load_fast(text)
+    if fast:
+        return data
     try:
         return yaml.load(text, Loader=_loader())  # noqa: S506 - SafeLoader subclass
     except yaml.YAMLError as exc:

@@ -416,7 +416,8 @@ class StepValues(Frozen):
     batch_size: int | None = None
     target_examples: int | None = None
     target_micro_steps: int | None = None
-    max_steps: int
+    # The run's own `max_steps` key; None where a trainer config leaves it unset (epochs decide).
+    max_steps: int | None = None
     decay_steps: int | None = None
     ckpt_interval: int | None = None
     effective_train_examples: int | None = None
@@ -431,6 +432,18 @@ class StepValues(Frozen):
     warmup_steps: int | None = None
     ckpt_keep_interval: int | None = None
     config_path: str | None = None
+    # The format the values were derived from (rules/training/trainers): `legacy-micro`, `prime-rl`,
+    # `hf-trainer`, `axolotl`; and the optimizer updates the run makes, in every format's terms.
+    trainer: str | None = None
+    optimizer_steps: int | None = None
+    # Trainer configs (rules/training/trainers): what the run covers, and how the numbers were reached.
+    epochs: float | None = None
+    train_examples: int | None = None
+    warmup_ratio: float | None = None
+    tail: str | None = None
+    formula: str | None = None
+    estimate: bool = False
+    assumptions: tuple[str, ...] = ()
 
 
 class ProfileMath(Frozen):
@@ -447,6 +460,8 @@ class ProfileMath(Frozen):
     line: int | None = None
     # The StepValues fields that differ base -> head, for JSON readers.
     changed: tuple[str, ...] = ()
+    # The format of the head side (else the base side): see StepValues.trainer.
+    trainer: str | None = None
 
 
 class Coverage(Frozen):

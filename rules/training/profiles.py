@@ -27,6 +27,7 @@ from rules.core.models import ChangeSet, FileStatus, ProfileMath, StepValues, Un
 from rules.core.plain_errors import describe
 from rules.core.pysyntax import PythonSyntaxError, parse_python
 from rules.training.pairing import Pair, file_pairs
+from rules.training.semantics import LEGACY_MICRO
 
 if TYPE_CHECKING:
     from rules.training.primerl import PrimeRLConfig
@@ -657,6 +658,9 @@ def _values(result: Any, inputs: StepInputs, sched: Scheduler | None, config_pat
         warmup_steps=warmup,
         ckpt_keep_interval=result.ckpt_keep_interval,
         config_path=config_path,
+        # A legacy micro-step target is that trainer's run; every other profile is a Prime-RL run.
+        trainer=LEGACY_MICRO if result.semantics == LEGACY_MICRO else PRIME_RL,
+        optimizer_steps=result.max_steps,
     )
 
 
@@ -767,6 +771,7 @@ def profile_table(review: Review) -> tuple[ProfileMath, ...]:
                     kind=row.kind,
                     line=row.line,
                     changed=changed,
+                    trainer=next((v.trainer for v in (head, base) if v is not None), None),
                 )
             )
         return tuple(out)

@@ -6,7 +6,7 @@ the local evidence is the commit itself. It prints findings per rule and per com
 time taken, then scores the findings against the judged cases in `benchmarks/judged_cases.csv` (precision
 and recall per rule; for Prime-RL, "no profile shown that is not an SFT run" is its own check). No network.
 
-    python3 benchmarks/signal.py [--clones /work/clones] [--json] [--only OWNER/NAME] [--cases-only]
+    python3 benchmarks/signal_ranges.py [--clones /work/clones] [--json] [--only OWNER/NAME] [--cases-only]
 
 Clones are read from `<clones>/<owner>+<name>` (default `/work/clones`, or `$SIGNAL_CLONES`), with git
 plumbing only: their checkout is never changed. A missing clone or commit is skipped, and the script prints

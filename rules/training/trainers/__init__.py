@@ -1,0 +1,42 @@
+"""Trainer config formats: one pure module per trainer, each with `detect(data)` and `derive(data, facts)`.
+
+A changed YAML or JSON file under `training.globs` is read when it holds one of the formats' words, and is
+a trainer config only when one format recognises its shape (rules/training/trainers/table.py builds the
+review's rows). Order matters: the first format that recognises a file derives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rules.core.models import StepValues
+from rules.training.trainers import axolotl, hf
+from rules.training.trainers.facts import Facts
+
+
+@dataclass(frozen=True)
+class Format:
+    """One trainer's config format."""
+
+    name: str
+    word: str  # a file without it is never this format (tested before parsing)
+    detect: Callable[[Any], bool]
+    derive: Callable[[Mapping[str, Any], Facts], StepValues]
+
+
+FORMATS: tuple[Format, ...] = (
+    Format(axolotl.NAME, axolotl.WORD, axolotl.detect, axolotl.derive),
+    Format(hf.NAME, hf.WORD, hf.detect, hf.derive),
+)
+
+
+def format_of(data: Any) -> Format | None:
+    """The format whose shape the parsed file has, or None for any other YAML/JSON."""
+    return next((f for f in FORMATS if f.detect(data)), None)
+
+
+def may_hold(text: str) -> bool:
+    """Whether a file's text holds a word of some format: the others need no parsing."""
+    return any(f.word in text for f in FORMATS)
