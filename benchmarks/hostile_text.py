@@ -37,11 +37,13 @@ from bot.git.local import pr_number_of
 from bot.github.artifact import ArtifactError, load_artifact
 from bot.github.commands import parse_commands
 from bot.review.engine import review
+from bot.verify import junit
 from rules.agents_md import reader as agents
 from rules.catalog import REGISTRY
 from rules.core import sanitize
 from rules.core.closing_refs import closing_issues
 from rules.core.models import ChangeSet, FileChange, FileStatus, LinkedIssue, PullRequest
+from rules.core.verification import missing_name
 from rules.testcode.changelog import Entry, added_entries, section_kind
 from rules.testcode.regression_evidence import _IMPORT, pr_evidence, validation_test
 from rules.training.claims import claims
@@ -267,6 +269,15 @@ def _sanitiser(text: str) -> Any:
 
 
 # Each matcher: name -> what it does with one hostile text.
+def _verify_output(t: str) -> None:
+    """A pull request's test output as `bot check --verify-tests` reads it from the JUnit report: a failure's
+    message and its `E   ...` lines, and a test case's name."""
+    for line in (t, "E   " + t, "E   AttributeError: " + t):
+        missing_name(line)
+        junit._exception_line(line)
+    junit.address(t)
+
+
 MATCHERS: dict[str, Callable[[str], Any]] = {
     "agents-reader": _agents_reader,
     "agents-base-review": lambda t: _review({"AGENTS.md": t}, {"AGENTS.md": t, "tests/test_ok.py": TEST}),
@@ -366,6 +377,7 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
     "artifact": _artifact,
     "diff-reader": _diff,
     "sanitiser": _sanitiser,
+    "verify-output": _verify_output,
 }
 
 

@@ -164,3 +164,26 @@ def test_bad_mode_is_refused(tmp_path):
 def test_no_expression_inside_run_scripts():
     for step in load_action()["runs"]["steps"]:
         assert "${{" not in step.get("run", ""), step["name"]
+
+
+def test_verify_tests_in_check_mode_runs_the_new_tests(tmp_path, make_repo):
+    # The project's command from its config (read at base): this interpreter, which has pytest.
+    config = f"verify:\n  command: {sys.executable} -m pytest\n"
+    base = {".github/bot.yml": config, "tiny/__init__.py": "def slug(text):\n    return text.lower()\n"}
+    fixed = "def slug(text):\n    return text.lower().replace(' ', '-')\n"
+    test = "from tiny import slug\n\n\ndef test_dash():\n    assert slug('a b') == 'a-b'\n"
+    repo = make_repo(base, {"tiny/__init__.py": fixed, "tests/test_dash.py": test})
+    run = _run(tmp_path, repo.path, **{"verify-tests": "true", "fail-level": "none"})
+    assert not run.failed, [(s.name, s.stderr) for s in run.steps if s.ran]
+    report = json.loads(Path(run.step("inputs").outputs["report"]).read_text(encoding="utf-8"))
+    assert [(v["node_id"], v["outcome"]) for v in report["verifications"]] == [
+        ("tests/test_dash.py::test_dash", "reproduces")
+    ]
+
+
+@pytest.mark.parametrize("mode", ["review", "publish"])
+def test_verify_tests_is_refused_outside_check_mode(tmp_path, mode):
+    run = _run(tmp_path, build_repo(EXAMPLE, tmp_path), mode=mode, **{"verify-tests": "true"})
+    assert run.step("inputs").returncode == 2
+    assert "only in check mode" in run.step("inputs").stdout
+    assert [s.id for s in run.steps if s.ran][-1] == "inputs"

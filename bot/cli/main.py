@@ -29,6 +29,7 @@ _CHECK_EXAMPLES = """examples:
   bot check --format sarif       SARIF for code scanning; also text, markdown, json, rdjson, github
   bot check --format rdjson      for reviewdog: ... | reviewdog -f=rdjson -reporter=local
   bot check --fix --pr-number 12 write the mechanical fixes into the files
+  bot check --verify-tests       also run the new tests at head and on the base code (docs/verify.md)
 
 exit codes: 0 no finding at --fail-level, 1 findings at it, 2 unusable input (one line on stderr),
 3 internal error, 74 output could not be written"""
@@ -99,6 +100,9 @@ def _check_parser(sub: argparse._SubParsersAction) -> None:
         "print what changed; a second run finds nothing to do",
     )
     fixing.add_argument("--diff", action="store_true", help="print the fixes as a patch; nothing is written")
+    from bot.cli.verify_args import add_arguments as _verify_args
+
+    _verify_args(p)
 
 
 def _output_args(p: argparse.ArgumentParser, formats: tuple[str, ...] = REVIEW_FORMATS) -> None:
@@ -339,6 +343,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         _split_range(args)
     if args.pre_push:
         _push_refs(args)
+    if args.verify_tests:  # refused before anything runs
+        from bot.cli.verifying import check_allowed
+
+        check_allowed(args)
     try:
         top = open_repo(args.repo)
     except NoCommits:
@@ -372,6 +380,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         )
         if args.fix or args.diff:
             return _fix(report, changeset, top, args)
+        if args.verify_tests:
+            from bot.cli import verifying
+
+            config_file = _config_file(args)
+            path = _config_path(changeset, base, args)
+            report = verifying.run(report, changeset, top, args, path, config_file and config_file.data)
         scope = f"{base}...{label}"
         return _emit(report, args.format, args.fail_level, args.output, scope=scope, note=note, top=top)
 

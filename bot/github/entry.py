@@ -80,3 +80,34 @@ def push_range(environ: Mapping[str, str] | None = None) -> tuple[str, str] | No
     if not start.strip("0") or not end.strip("0"):  # unset, empty, or git's all-zero "no commit"
         return None
     return start, end
+
+
+# Tokens that can write to a repository. `bot check --verify-tests` runs the pull request's code, which could
+# read them from its environment: it refuses to run while one is set.
+WRITE_TOKENS = ("GITHUB_TOKEN", "GH_TOKEN", "BOT_TOKEN")
+# Events whose jobs run with the base repository's privileges: PR code never runs in them.
+PRIVILEGED_EVENTS = ("pull_request_target", "workflow_run", "issue_comment")
+
+
+def verify_refusal(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why running a pull request's tests is refused here (a write token set, a privileged event), or None."""
+    env = os.environ if environ is None else environ
+    tokens = [name for name in WRITE_TOKENS if env.get(name)]
+    if tokens:
+        return (
+            f"--verify-tests runs the pull request's code, and {', '.join(tokens)} is set: a token that can "
+            "write must not be within its reach. Run it in a job without the token (see docs/verify.md)"
+        )
+    event = env.get("GITHUB_EVENT_NAME", "")
+    if event in PRIVILEGED_EVENTS:
+        return (
+            f"--verify-tests never runs in a {event} job, which has the base repository's privileges; run it "
+            "in an unprivileged pull_request job (see docs/verify.md)"
+        )
+    return None
+
+
+def test_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment the pull request's tests run in: this process's, without any write token."""
+    env = os.environ if environ is None else environ
+    return {k: v for k, v in env.items() if k not in WRITE_TOKENS}

@@ -59,6 +59,15 @@ SUMMARY_FIELDS = (
     ("decay_steps", "scheduler.decay_steps"),
     ("unapplied_micro_steps", "unapplied micro steps"),
 )
+# How each verification outcome reads in the comment (`bot check --verify-tests`), and how many are listed.
+OUTCOME_LABELS = {
+    "reproduces": "✅ **reproduces**",
+    "does-not-reproduce": "⚠️ **does not reproduce**",
+    "broken": "❌ **broken**",
+    "new-api": "ℹ️ **new API**",
+    "not-run": "⏸️ **not run**",
+}
+MAX_VERIFICATIONS = 50
 # Caps that keep a pull request touching hundreds of profiles readable (the rest is in the Report JSON).
 MAX_SUMMARY_ROWS = 50
 MAX_SAME_NAMES = 20
@@ -207,6 +216,9 @@ def render_comment_counted(report: Report, limit: int = COMMENT_LIMIT) -> tuple[
             steps=step_layout(report.profiles, detail),
             summary_row=summary_row,
             counts={s.value: report.count(s) for s in Severity},
+            verifications=report.verifications[:MAX_VERIFICATIONS],
+            verifications_hidden=max(len(report.verifications) - MAX_VERIFICATIONS, 0),
+            outcomes=OUTCOME_LABELS,
         )
         if len(body) <= limit:
             return body, shown

@@ -184,8 +184,24 @@ def to_sarif(report: Report) -> dict[str, Any]:
         ],
         "columnKind": "unicodeCodePoints",
     }
+    properties: dict[str, Any] = {}
     if report.head_sha:
-        run["properties"] = {"baseSha": report.base_sha, "headSha": report.head_sha}
+        properties.update(baseSha=report.base_sha, headSha=report.head_sha)
+    if report.verifications:
+        # `bot check --verify-tests`: facts about tests, not findings; a property bag keeps them out of the
+        # alerts of code scanning and in the log.
+        properties["verifications"] = [
+            {
+                "nodeId": v.node_id,
+                "path": v.path,
+                "state": v.state,
+                "outcome": v.outcome.value,
+                "reason": v.reason,
+            }
+            for v in report.verifications
+        ]
+    if properties:
+        run["properties"] = properties
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 

@@ -93,6 +93,29 @@ def profile_table(p: ProfileMath, paint: _Paint) -> list[str]:
     return out
 
 
+# How each verification outcome reads in the terminal, with its colour.
+_OUTCOMES = {
+    "reproduces": ("reproduces", "ready"),
+    "does-not-reproduce": ("does not reproduce", "warning"),
+    "broken": ("broken", "error"),
+    "new-api": ("new API", "notice"),
+    "not-run": ("not run", "dim"),
+}
+
+
+def verification_lines(report: Report, paint: _Paint) -> list[str]:
+    """`--verify-tests`: one line per test, `outcome  node id: reason`, outcomes aligned."""
+    if not report.verifications:
+        return []
+    width = max(len(_OUTCOMES[v.outcome.value][0]) for v in report.verifications)
+    out = [paint("Verified tests", "bold") + " (run at head and on the base code with the head's tests)"]
+    for v in report.verifications:
+        label, style = _OUTCOMES[v.outcome.value]
+        node = one_line(v.node_id, 500)
+        out.append(f"  {paint(f'{label:<{width}}', style)}  {node}: {one_line(v.reason, _MESSAGE_LIMIT)}")
+    return [*out, ""]
+
+
 def summary_line(report: Report, paint: _Paint, scope: str | None = None) -> str:
     """`needs work: 1 error, 0 warnings, 1 notice; 3 of 3 changed files reviewed (main..HEAD)`."""
     verdict = "ready for review" if report.verdict == "ready" else "needs work"
@@ -125,6 +148,7 @@ def render_text(
         for p in report.profiles:
             out += profile_table(p, paint)
         out.append("")
+    out += verification_lines(report, paint)
     ordered = sorted(report.findings, key=lambda f: (f.path is None, f.path or "", f.line or 0, f.rule))
     out += [finding_line(f, paint) for f in ordered]
     for w in report.waivers:

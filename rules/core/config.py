@@ -122,6 +122,16 @@ class Profiles(Strict):
     )
 
 
+class Verify(Strict):
+    """How `bot check --verify-tests` runs the new and changed tests."""
+
+    # Words, split as a shell would (never run by a shell); the node ids and report options follow them.
+    command: str = Field(default="python -m pytest", min_length=1, max_length=500)
+    # Seconds a test may take (its pytest process's start included), and all the runs together.
+    test_timeout: float = Field(default=60, gt=0, le=3600)
+    total_timeout: float = Field(default=600, gt=0, le=6 * 3600)
+
+
 class Training(Strict):
     """What trainer configs cannot say about a run: its world size and its datasets' sizes; and where the
     bot looks for trainer configs (HF TrainingArguments/TRL YAML, axolotl) and accelerate configs."""
@@ -164,6 +174,7 @@ class Config(Strict):
     suggestions: Literal["off", "errors", "all"] = "off"
     # Agent guides read as a folder's policy where no AGENTS.md governs it (rules.core.policy_files).
     agent_guides: tuple[str, ...] = AGENT_GUIDES
+    verify: Verify = Verify()
 
     _many = field_validator("exclude", "agent_guides", mode="before")(_one_or_many)
     _guides = field_validator("agent_guides")(_guides_of)

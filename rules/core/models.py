@@ -11,6 +11,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from rules.core import globs
+from rules.core.verification import Verification
 
 # Files larger than this are not parsed: a review must stay fast and bounded on hostile input.
 MAX_TEXT_BYTES = 2 * 1024 * 1024
@@ -503,6 +504,8 @@ class Report(Frozen):
     repository: str | None = None
     # Files a rule would read that the review could not see, each with why: such a review is never ready.
     incomplete: tuple[str, ...] = ()
+    # `bot check --verify-tests`: each new or changed test run at head and on the base code, with its outcome.
+    verifications: tuple[Verification, ...] = ()
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)

@@ -601,7 +601,7 @@ def touched_tests(
     reported: set[str] = ctx.review.memo("tests.errors_reported", set)
     errors: list[Finding] = []
     tests: list[Touched] = []
-    for tf, touched in _touched_by_file(ctx.review):
+    for tf, touched in touched_by_file(ctx.review):
         if not ctx.applies(tf.path):
             continue
         change = ctx.changeset.file(tf.path)
@@ -629,7 +629,7 @@ def touched_tests(
     return errors, tests
 
 
-def _touched_by_file(review: Review) -> list[tuple[TestFile, list[tuple[str, TestFunction]]]]:
+def touched_by_file(review: Review) -> list[tuple[TestFile, list[tuple[str, TestFunction]]]]:
     """Each changed test file with its touched tests and their states (memoised: three rules ask).
 
     A test's `added` says whether it is new: a copy is made only where that differs from whether its
