@@ -12,22 +12,18 @@ change, then runs `load_changeset` + `review` in a fresh interpreter and prints 
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.bench_env import git_env  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@invalid",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+ENV = git_env()
 
 CHILD = """
 import resource, sys, time

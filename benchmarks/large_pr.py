@@ -30,6 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.bench_env import git_env  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 
 AGENTS = """# Working here
@@ -39,14 +43,7 @@ AGENTS = """# Working here
 - Don't rewrite passing tests to match new behavior.
 """
 
-ENV = {
-    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@invalid",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+ENV = git_env({k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
 
 # Run in a child interpreter so its peak RSS is the bot's alone; prints the review's wall time.
 CHILD = """

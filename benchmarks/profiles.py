@@ -5,7 +5,6 @@ Run: python3 benchmarks/profiles.py [files] [python_profiles]
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
@@ -15,17 +14,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.bench_env import git_env  # noqa: E402
 from bot.git.local import load_changeset  # noqa: E402
 from bot.review.engine import review  # noqa: E402
 from rules.training.stepmath import StepInputs, derive  # noqa: E402
 
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@invalid",
-}
+ENV = git_env()
 
 
 def git(repo: Path, *args: str) -> None:

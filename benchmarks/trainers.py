@@ -16,7 +16,6 @@ bot / floor <= 1.5 ... or say by how much it is not.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -27,18 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import yaml  # noqa: E402
 
+from benchmarks.bench_env import git_env  # noqa: E402
 from bot.git.local import load_changeset  # noqa: E402
 from bot.review.engine import review  # noqa: E402
 from bot.review.render import render_comment  # noqa: E402
 
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@invalid",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+ENV = git_env()
 HF = """model_name_or_path: org/model-{i}
 dataset_name: org/set-{i}
 per_device_train_batch_size: 4
