@@ -556,16 +556,13 @@ def test_an_hf_recipe_takes_its_world_size_from_the_repositorys_accelerate_confi
 
 
 def test_existing_rows_carry_their_trainer_and_optimizer_steps(capsys):
-    """The mission's example: a profile moving from an examples target (a Prime-RL run) to a legacy
-    micro-step target: 38 -> 37 optimizer steps."""
+    """The mission's example: a profile moving from an examples target to a legacy micro-step target is a
+    Prime-RL run on both sides (only the unit of its target changes): 38 -> 37 optimizer steps."""
     capsys.readouterr()
     main(["example", "mobile300", "--format", "json"])
     (row,) = json.loads(capsys.readouterr().out)["profiles"]
-    assert (row["base"]["trainer"], row["head"]["trainer"], row["trainer"]) == (
-        "prime-rl",
-        "legacy-micro",
-        "legacy-micro",
-    )
+    assert (row["base"]["trainer"], row["head"]["trainer"], row["trainer"]) == ("prime-rl",) * 3
+    assert (row["base"]["semantics"], row["head"]["semantics"]) == ("examples", "legacy-micro")
     assert (row["base"]["optimizer_steps"], row["head"]["optimizer_steps"]) == (38, 37)
 
 

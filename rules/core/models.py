@@ -432,8 +432,9 @@ class StepValues(Frozen):
     warmup_steps: int | None = None
     ckpt_keep_interval: int | None = None
     config_path: str | None = None
-    # The format the values were derived from (rules/training/trainers): `legacy-micro`, `prime-rl`,
-    # `hf-trainer`, `axolotl`; and the optimizer updates the run makes, in every format's terms.
+    # The format the values were derived from (rules/training/trainers): `prime-rl` (profiles, whatever
+    # unit their target counts in, and Prime-RL configs), `hf-trainer`, `trl-grpo`, `axolotl`; and the
+    # optimizer updates the run makes, in every format's terms.
     trainer: str | None = None
     optimizer_steps: int | None = None
     # Trainer configs (rules/training/trainers): what the run covers, and how the numbers were reached.

@@ -27,7 +27,6 @@ from rules.core.models import ChangeSet, FileStatus, ProfileMath, StepValues, Un
 from rules.core.plain_errors import describe
 from rules.core.pysyntax import PythonSyntaxError, parse_python
 from rules.training.pairing import Pair, file_pairs
-from rules.training.semantics import LEGACY_MICRO
 
 if TYPE_CHECKING:
     from rules.training.primerl import PrimeRLConfig
@@ -658,8 +657,10 @@ def _values(result: Any, inputs: StepInputs, sched: Scheduler | None, config_pat
         warmup_steps=warmup,
         ckpt_keep_interval=result.ckpt_keep_interval,
         config_path=config_path,
-        # A legacy micro-step target is that trainer's run; every other profile is a Prime-RL run.
-        trainer=LEGACY_MICRO if result.semantics == LEGACY_MICRO else PRIME_RL,
+        # Every profile is a Prime-RL run, whatever unit its target counts in (the `semantics` field says
+        # which): a profile moving from `target_examples` to `target_micro_steps` maps the same legacy run
+        # differently; it does not change trainers, and the table must not say it does.
+        trainer=PRIME_RL,
         optimizer_steps=result.max_steps,
     )
 
