@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from bot.cli.main import main
 from rules.core import formats
 from rules.core.config import Config
+from rules.training.primerl import looks_like_prime_rl
 from rules.training.trainers import axolotl, format_of, hf
 from rules.training.trainers.facts import Facts, transformers_from, world_from_accelerate
 from rules.training.trainers.keys import TrainerConfigError
@@ -167,20 +168,29 @@ def _ordinary_files() -> list[Path]:
     return [p for p in (*sorted((FIXTURES / "not_trainers").rglob("*")), *own) if p.is_file()]
 
 
-def test_no_yaml_or_json_of_repositories_that_train_nothing_is_detected():
-    """Workflows, compose files, mkdocs, pre-commit hooks, package.json ... of five real repositories."""
-    parsed = 0
+def test_no_yaml_json_or_toml_of_repositories_that_train_nothing_is_detected():
+    """Workflows, compose files, Ansible role defaults, benchmark load configs, OpenAPI fixtures, pyproject
+    and tool TOML ... of ten real repositories and this one: no trainer format and no Prime-RL shape."""
+    parsed: dict[str, int] = {}
+    tomls = 0
     for path in _ordinary_files():
         fmt = formats.format_of(path.name)
-        if fmt not in ("yaml", "json"):
+        if fmt is None:
             continue
         try:
             data = formats.load(path.read_text(encoding="utf-8"), fmt)
         except (formats.FormatError, UnicodeDecodeError):
             continue  # a file the bot cannot parse is never a trainer config either
-        parsed += 1
-        assert format_of(data) is None, path
-    assert parsed >= 80  # the check ran over the corpus, not over a handful of files
+        repo = path.parent.name if path.is_relative_to(FIXTURES) else "this repository"
+        parsed[repo] = parsed.get(repo, 0) + 1
+        if fmt == "toml":
+            tomls += 1
+            # outside the Prime-RL globs a TOML file is a run only by its shape (rules/training/profiles.py)
+            assert not looks_like_prime_rl(data), path
+        else:
+            assert format_of(data) is None, path
+    # the check ran over the whole corpus, TOML included, not over a handful of files
+    assert len(parsed) >= 11 and min(parsed.values()) >= 2 and sum(parsed.values()) >= 130 and tomls >= 10
 
 
 @pytest.mark.parametrize(
