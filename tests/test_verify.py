@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.main import build_parser, main
-from bot.git.checkout import worktree, worktrees
+from bot.git.checkout import worktree
 from bot.verify.process import run
 from rules.core.verification import Outcome, Run, classify, missing_name
 
@@ -30,6 +30,15 @@ FIXED = (
     "def slug(text):\n    return text.lower().replace(' ', '-')\n\n\n"
     "def title(text):\n    return text.title()\n"
 )
+
+
+def worktrees(top: Path, env: dict[str, str]) -> tuple[str, ...]:
+    """The paths of top's work trees, as `git worktree list` gives them (the main one first)."""
+    proc = subprocess.run(
+        ["git", "worktree", "list", "--porcelain", "-z"], cwd=top, env=env, capture_output=True, check=True
+    )
+    fields = proc.stdout.decode("utf-8", "replace").split("\0")
+    return tuple(f.removeprefix("worktree ") for f in fields if f.startswith("worktree "))
 
 
 @pytest.fixture(autouse=True)
@@ -146,7 +155,7 @@ def test_a_new_module_imported_at_the_top_is_new_api(make_repo, capsys) -> None:
     assert words["base"]["status"] == "uncollected"
 
 
-@pytest.mark.parametrize("name", ["GITHUB_TOKEN", "GH_TOKEN", "BOT_TOKEN"])
+@pytest.mark.parametrize("name", ["GITHUB_TOKEN", "GH_TOKEN", "BOT_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"])
 def test_refused_with_a_write_token(make_repo, capsys, monkeypatch, name) -> None:
     tests = BASE["tests/test_tiny.py"] + "\n\ndef test_dash():\n    assert slug('a b') == 'a-b'\n"
     repo = make_repo(BASE, {"tiny/__init__.py": FIXED, "tests/test_tiny.py": tests})
@@ -156,6 +165,22 @@ def test_refused_with_a_write_token(make_repo, capsys, monkeypatch, name) -> Non
     assert code == 2
     assert name in captured.err and "ghp_secret" not in captured.err + captured.out
     assert captured.out == ""
+
+
+def test_refused_where_the_checkout_keeps_a_token(make_repo, capsys) -> None:
+    """actions/checkout saves the job's token in the checkout's git config unless persist-credentials is
+    false; the tests would run where they can read it."""
+    tests = BASE["tests/test_tiny.py"] + "\n\ndef test_dash():\n    assert slug('a b') == 'a-b'\n"
+    repo = make_repo(BASE, {"tiny/__init__.py": FIXED, "tests/test_tiny.py": tests})
+    header = "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46c2VjcmV0"
+    subprocess.run(
+        ["git", "config", "http.https://github.com/.extraheader", header], cwd=repo.path, check=True
+    )
+    code = main(["check", "main..pr", "--repo", str(repo.path), "--verify-tests", "--verify-command", PYTEST])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "persist-credentials: false" in captured.err and header not in captured.err + captured.out
+    assert worktrees(repo.path, GIT_ENV) == (str(repo.path),)
 
 
 def test_refused_in_a_privileged_event(make_repo, capsys, monkeypatch) -> None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from bot.cli.usage import UsageError
+from bot.git.local import stored_credentials
 from bot.github.entry import test_environment, verify_refusal
 from bot.review.engine import read_config
 from bot.verify.runner import Limits, Plan, command_of, verify
@@ -52,6 +53,12 @@ def run(
     config_file: bytes | None,
 ) -> Report:
     """The report with each new or changed test's verification."""
+    saved = stored_credentials(top)
+    if saved:
+        raise UsageError(
+            f"--verify-tests runs the pull request's code, and this checkout's git config holds a token "
+            f"({saved[0]}): check out with `persist-credentials: false` (see docs/verify.md)"
+        )
     config = _config(changeset, config_path, config_file)
     review = Review(changeset=changeset.without(config.exclude), config=config)
     plan = Plan(tests=tests_to_verify(review), files=test_files(review), added=added_names(review))

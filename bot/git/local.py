@@ -523,6 +523,16 @@ def current_branch(repo: Path, ref: str) -> str | None:
     return name if proc.returncode == 0 and name and name != "HEAD" else None
 
 
+def stored_credentials(repo: Path) -> tuple[str, ...]:
+    """The git config keys of repo that hold an HTTP authorization header (`actions/checkout` saves the job's
+    token as `http.https://github.com/.extraheader` unless `persist-credentials: false`): code run in the
+    checkout could read the token there."""
+    proc = _git(
+        repo, "config", "--includes", "--name-only", "--get-regexp", r"^http\..*\.extraheader$", check=False
+    )
+    return tuple(line for line in proc.stdout.decode("utf-8", "replace").splitlines() if line)
+
+
 def commit_messages(repo: Path, base: str, head: str) -> tuple[str, ...]:
     """The messages of the commits base..head, newest first, capped in number and total size."""
     proc = _git(repo, "log", f"--max-count={MAX_COMMITS}", "--format=%B%x00", f"{base}..{head}", check=False)
@@ -1011,7 +1021,10 @@ def load_changeset(
         reader.list_paths(merge_base)
         if messages:
             logged.append(commit_messages(top, merge_base, head_sha))
-            units.append(commit_units(top, merge_base, head_sha))
+            # Per-commit units matter only where a commit names its PR; most branches have none, and the
+            # second `git log` would be thrown away.
+            if any(pr_number_of(m.split("\n", 1)[0]) is not None for m in logged[0]):
+                units.append(commit_units(top, merge_base, head_sha))
 
     files = changed_files(top, merge_base, head_sha, reader, meanwhile, idle)
     if left_out:

@@ -82,9 +82,10 @@ def push_range(environ: Mapping[str, str] | None = None) -> tuple[str, str] | No
     return start, end
 
 
-# Tokens that can write to a repository. `bot check --verify-tests` runs the pull request's code, which could
-# read them from its environment: it refuses to run while one is set.
-WRITE_TOKENS = ("GITHUB_TOKEN", "GH_TOKEN", "BOT_TOKEN")
+# Tokens that can write to a repository, or mint one (the OIDC request token of a job with `id-token: write`).
+# `bot check --verify-tests` runs the pull request's code, which could read them from its environment: it
+# refuses to run while one is set.
+WRITE_TOKENS = ("GITHUB_TOKEN", "GH_TOKEN", "BOT_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
 # Events whose jobs run with the base repository's privileges: PR code never runs in them.
 PRIVILEGED_EVENTS = ("pull_request_target", "workflow_run", "issue_comment")
 

@@ -22,20 +22,15 @@ from typing import NamedTuple
 from bot.git.checkout import worktree
 from bot.verify import junit
 from bot.verify.process import Runs, run
-from rules.core.verification import Outcome, Run, Verification, classify
+from rules.core.verification import Run, Verification, classify
 from rules.testcode.verify_select import Selected
-
-DEFAULT_COMMAND = "python -m pytest"
 
 
 class Limits(NamedTuple):
     """Seconds a test may take (its pytest process's start included), and all the runs together."""
 
-    test: float = 60.0
-    total: float = 600.0
-
-
-DEFAULT_LIMITS = Limits()
+    test: float
+    total: float
 
 
 class Plan(NamedTuple):
@@ -184,7 +179,7 @@ def verify(
     read_head: Callable[[str], bytes | None],
     env: Mapping[str, str],
     command: Sequence[str],
-    limits: Limits = DEFAULT_LIMITS,
+    limits: Limits,
     head: str | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> tuple[Verification, ...]:
@@ -226,8 +221,3 @@ def verify(
             )
         )
     return tuple(out)
-
-
-def counts(verifications: Sequence[Verification]) -> dict[Outcome, int]:
-    """How many tests had each outcome, in the order of Outcome."""
-    return {o: n for o in Outcome if (n := sum(1 for v in verifications if v.outcome is o))}
