@@ -91,6 +91,11 @@ def test_the_c_parser_path_reads_real_yaml_as_the_pure_loader_does(path):
         "a:\n  - b: 1\n    b: 2\n",
         "x: 0o17\ny: 1_000\nz: 1:20\nw: 2024-01-01\nv: ~\nu: yes\n",  # YAML 1.1 resolution
         "a: 'it''s'\nb: \"\\t\"\nc: |\n  two\n  lines\n",
+        # Tabs libyaml takes after a plain scalar and the pure loader refuses: the same file must not be
+        # valid on a machine with libyaml and invalid on one without.
+        "a: 1\t# c\n",
+        "a:\t1\n",
+        "lr: 1e-5\t\n",
     ],
 )
 def test_the_c_parser_path_agrees_with_the_pure_loader_on_edge_cases(text):

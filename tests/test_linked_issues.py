@@ -13,8 +13,10 @@ import time
 
 import pytest
 
+from bot.github.linked import wants_linked
 from rules.core.closing_refs import closing_issues
-from rules.core.models import LinkedIssue, PullRequest
+from rules.core.config import Config
+from rules.core.models import ChangeSet, FileChange, FileStatus, LinkedIssue, PullRequest
 from tests import ghapi
 from tests.helpers import AGENTS_AGT001
 from tests.test_publish import run as review
@@ -228,3 +230,26 @@ def test_a_token_without_issues_read_gives_no_evidence_and_the_log_names_the_per
     assert _issue_reads(gh) == ["12"] and ctx.report.incomplete == () and ctx.messages == []
     assert _agt001(ctx) == [("notice", TEST_PATH)]
     assert "issue #12 was not read" in caplog.text and "`issues: read`" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("rules", "wanted"),
+    [
+        ({}, True),
+        ({"AGT001": {"options": {"regression": "fix-prs"}}}, True),
+        ({"AGT001": {"enabled": False}}, False),
+        ({"regression-test-without-reference": {"enabled": False}}, False),
+        ({"AGT001": {"options": {"regression": "all-new-tests"}}}, False),
+        ({"AGT001": {"options": {"regression": "marked"}}}, False),
+    ],
+)
+def test_no_linked_issue_is_read_where_the_config_leaves_agt001_no_use_for_it(rules, wanted):
+    """Labels matter only to AGT001 in the modes that weigh a PR's words; a config that turns it off or
+    decides without words saves the requests."""
+    changes = ChangeSet(
+        base_sha="a" * 40,
+        head_sha="b" * 40,
+        files=(FileChange(path="tests/test_a.py", status=FileStatus.ADDED),),
+        pr=_pr("Fixes #3"),
+    )
+    assert wants_linked(changes, Config.model_validate({"rules": rules})) is wanted

@@ -36,8 +36,14 @@ _STOP = frozenset({"rate-limited", "auth", "read-only", "forbidden"})
 
 
 def wants_linked(changeset: ChangeSet, config: Config) -> bool:
-    """Whether the labels could matter: only AGT001 reads them, and only for a change to Python files
-    (where its tests are; the repository's own pytest patterns are not known before the review)."""
+    """Whether the labels could matter: only AGT001 reads them, only where the config leaves it on and in a
+    mode that weighs a PR's words (`evidence`, `fix-prs`), and only for a change to Python files (where its
+    tests are; the repository's own pytest patterns are not known before the review). Whether an AGENTS.md
+    turns AGT001 on is not known yet either, so the reads are made unless the config rules them out."""
+    setting = config.setting("AGT001", "regression-test-without-reference")
+    mode = setting.options.get("regression", "evidence")
+    if setting.enabled is False or mode not in ("evidence", "fix-prs"):
+        return False
     cs = changeset.without(config.exclude)
     return any(f.status is not FileStatus.REMOVED and f.path.endswith(".py") for f in cs.files)
 

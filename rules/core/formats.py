@@ -153,10 +153,11 @@ def _load_json(text: str) -> Any:
         raise FormatError(f"invalid JSON: {exc.msg[:120]}", exc.lineno) from None
 
 
-# Text the C parser may take instead: printable ASCII lines without anchors (`&`), aliases (`*`) or tags
-# (`!`), the constructs the pure loader refuses or resolves itself. Anything else, and anything the C path
+# Text the C parser may take instead: printable ASCII lines without tabs (libyaml takes a tab after a plain
+# scalar, `a: 1\t# c`, that the pure loader refuses), anchors (`&`), aliases (`*`) or tags (`!`), the
+# constructs the pure loader refuses or resolves itself. Anything else, and anything the C path
 # does not parse cleanly, goes through the pure loader, whose result and messages are the reference.
-_PLAIN_YAML = re.compile(r"[\t\n\r\x20\x22-\x25\x27-\x29\x2b-\x7e]*\Z")
+_PLAIN_YAML = re.compile(r"[\n\r\x20\x22-\x25\x27-\x29\x2b-\x7e]*\Z")
 
 
 class _Refused(Exception):

@@ -116,7 +116,10 @@ def added_entries(text: str, added: Iterable[int], removed: Iterable[str] = ()) 
     if not new:
         return []
     old = [set(_WORD.findall(line.lower())) for line in list(removed)[:2000] if line.strip()]
-    new = {i for i in new if not (old and _edited(lines[i], old))}
+    # Only a bullet that would start an entry is compared with the removed lines, and only so many: a
+    # change that rewrites the whole file (thousands of lines each way) says nothing new past that, and
+    # comparing every pair would take seconds.
+    rewritten = 0
     headings = _headings(lines)
     out: list[Entry] = []
     section = ""
@@ -140,7 +143,11 @@ def added_entries(text: str, added: Iterable[int], removed: Iterable[str] = ()) 
             and len(lines[i]) - len(lines[i].lstrip()) > indent
         ):
             i += 1
-        if start in new:
+        if start in new and old and _edited(lines[start], old):
+            rewritten += 1
+            if rewritten > MAX_ENTRIES:
+                break
+        elif start in new:
             body = " ".join(ln.strip() for ln in lines[start:i])
             body = _SPACE.sub(" ", _BULLET_HEAD.sub("", body, count=1)).strip()
             out.append(Entry(body[:500], section.strip()[:80], section_kind(section)))
