@@ -7,8 +7,9 @@ counts as raised when it gives an error (or warning) on that test (`benchmarks/j
 
     python benchmarks/holdout/score_agt001.py [--split tune|holdout|holdout2|all] [--clones DIR] [--json]
 
-With `--split holdout`, `holdout2` (or `all`) only aggregates are printed, per repository and overall: the
-hold-out rows are never shown one by one, so scoring them cannot teach anyone what they hold.
+With `--split holdout2` only aggregates are printed, per repository and overall: an unscored hold-out's rows
+are never shown one by one, so scoring it cannot teach anyone what it holds. The first round's hold-out
+(`holdout`) was scored once and is spent: its rows are tuning data now and are shown like the tune rows.
 """
 
 from __future__ import annotations
@@ -144,8 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object of the aggregates")
     args = parser.parse_args(argv)
     cases = load(args.split)
-    # Only the tuning rows may be shown one by one.
-    show = args.split == "tune" and not args.json
+    # Only tuning rows (the first round, hold-out included, is spent) may be shown one by one.
+    show = args.split in ROUND_ONE + ("all",) and not args.json
     figures = score(cases, args.clones, show_cases=show)
     if args.json:
         print(json.dumps({"split": args.split, "figures": figures}, indent=2))
