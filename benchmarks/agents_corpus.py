@@ -83,8 +83,11 @@ def _expected(record: dict) -> dict[str, str]:
 
 def read(record: dict, recogniser: Recogniser) -> Reading:
     """The recogniser's reading of one record, in the context its file gives it."""
-    prohibited = under_prohibition(record.get("under"))
-    return recogniser.read(record["line"], record["sentence"], record.get("heading", False), prohibited)
+    under, heading = record.get("under"), record.get("heading", False)
+    prohibited = under_prohibition(under)
+    # The rules the heading above turns on, as read_file passes them to the items of its section.
+    section = () if heading or not under else recogniser.read(0, under, True, under_prohibition(under)).on
+    return recogniser.read(record["line"], record["sentence"], heading, prohibited, section)
 
 
 def measure(records: list[dict]) -> Result:

@@ -235,7 +235,9 @@ _RECOGNISER = agents.Recogniser.of(REGISTRY.values())
 
 def _agents_reader(text: str) -> Any:
     readings = agents.read_file("AGENTS.md", text, _RECOGNISER)
-    return [agents.folders(r.text) for r in readings]
+    # The same text as an item under a heading that forbids weakening tests, read in that section's light.
+    section = agents.read_file("AGENTS.md", "# Never weaken tests\n\n- " + text, _RECOGNISER)
+    return [agents.folders(r.text) for r in readings + section]
 
 
 def _artifact(text: str) -> Any:
@@ -411,6 +413,7 @@ NOT_RUN_HERE = {
     "bot.github.suggest._MARK": "one quantifier, after a literal only the bot's own suggestions start with",
     "bot.review.sarif._SOURCE": "anchored; the one quantifier before `:` backtracks once over the source",
     "rules.testcode.regression_evidence._CLOSING": "`\\bfix` then a bounded run then one digit run",
+    "rules.testcode.regression_reference._DEF": "anchored; `def` then one identifier, on one removed line",
     "rules.testcode.rewritten_expectation._EXPECTED_NAME": "anchored, on one identifier",
     # The recogniser reads only rule sentences of at most MAX_RULE_SENTENCE characters.
     "rules.agents_md.reader._LISTED": "on the text between two folders of one rule sentence",

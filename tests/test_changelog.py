@@ -144,10 +144,35 @@ def test_news_labels_with_a_colon():
     ]
 
 
-def test_entries_under_a_version_heading_have_no_kind_and_keep_their_continuation():
-    entries = added_entries(PLAIN, _lines(PLAIN, "-   "))
-    assert [(e.section, e.kind) for e in entries] == [("Version 2.3.7", ""), ("Version 2.3.7", "")]
+def test_entries_under_a_minor_release_heading_have_no_kind_and_keep_their_continuation():
+    minor = PLAIN.replace("2.3.7", "2.4.0")
+    entries = added_entries(minor, _lines(minor, "-   "))
+    assert [(e.section, e.kind) for e in entries] == [("Version 2.4.0", ""), ("Version 2.4.0", "")]
     assert entries[0].text.endswith("Adjust index of last newline in data start.")
+
+
+def test_entries_under_a_patch_release_heading_are_fixes():
+    # Semantic versioning: a patch release holds bug fixes only, whatever words its entries use.
+    entries = added_entries(PLAIN, _lines(PLAIN, "-   "))
+    assert [(e.section, e.kind) for e in entries] == [("Version 2.3.7", FIX), ("Version 2.3.7", FIX)]
+
+
+@pytest.mark.parametrize(
+    "title, kind",
+    [
+        ("Version 3.1.3", FIX),
+        ("[2.6.1] - 2024-05-02", FIX),
+        ("2.6.3 (TBD)", FIX),
+        ("v24.1.1", FIX),
+        ("Version 3.2.0", ""),
+        ("[3.0.0] - 2024-05-02", ""),
+        ("Version 2.1", ""),
+        ("Unreleased", ""),
+        ("Version 3.1.3 Features", ""),  # not a release heading alone
+    ],
+)
+def test_release_headings_by_their_third_number(title, kind):
+    assert section_kind(title) == kind
 
 
 def test_an_old_entry_edited_is_no_new_entry():
@@ -215,3 +240,117 @@ def test_a_changelog_entry_says_what_kind_of_change_the_pr_is(tmp_path, section,
 def test_the_api_source_fetches_the_changelogs_ahead_with_the_other_reads(path, read):
     """Without a checkout, the changelog AGT001 reads comes in the batched reads, not a request of its own."""
     assert read_by_rules(path, Config()) is read
+
+
+# --- Round two of issue 23's evidence: what a change says of each of its tests -----------------------------
+
+
+def _review(tmp_path, base: dict[str, str], head: dict[str, str], message: str) -> dict[str, str]:
+    """AGT001's severity per test the finding names, for the change base -> head."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"AGENTS.md": AGENTS_AGT001, **base}, "base")
+    repo.branch("pr")
+    repo.commit(head, message)
+    report = review(load_changeset(repo.path, base="main", head="pr", pr=PullRequest(head_ref=None)))
+    out = {}
+    for f in report.findings:
+        if f.rule == "AGT001":
+            out[f.message.split("`")[1] if "`" in f.message else "*"] = f.severity.value
+    return out
+
+
+def test_an_entry_under_a_patch_release_heading_is_a_fix(tmp_path):
+    base = {"CHANGES.rst": "Version 3.2.0\n-------------\n\nUnreleased\n", "src/multi.py": "X = 1\n"}
+    head = {
+        "CHANGES.rst": base["CHANGES.rst"] + "\n\nVersion 3.1.3\n-------------\n\n"
+        "-   Initial data only accepts a list when passing several values.\n",
+        "src/multi.py": "X = 2\n",
+        "tests/test_multi.py": "from multi import X\n\n\ndef test_iter_data():\n    assert X == 2\n",
+    }
+    assert _review(tmp_path, base, head, "Merge branch 'stable'") == {"test_iter_data": "error"}
+    # The same entry under the next minor release says nothing of a fix: only the PR-wide notice.
+    minor = {**head, "CHANGES.rst": head["CHANGES.rst"].replace("3.1.3", "3.3.0")}
+    assert set(_review(tmp_path / "minor", base, minor, "Merge branch 'stable'").values()) == {"notice"}
+
+
+def test_a_test_of_the_added_entry_is_not_the_fix_s_regression_test(tmp_path):
+    head = {
+        **_with_entry("Fixed", "A long placeholder overflows the text area."),
+        "CHANGELOG.md": BASE["CHANGELOG.md"]
+        .replace("### Added\n", "### Added\n\n- `Content.wrap` to wrap content.\n")
+        .replace("### Fixed\n", "### Fixed\n\n- A long placeholder overflows the text area.\n"),
+        "tests/test_shapes.py": "import shapes\n\n\ndef test_wrap():\n    assert shapes\n\n\n"
+        "def test_long_placeholder():\n    assert shapes\n",
+    }
+    head.pop(TEST)
+    got = _review(tmp_path, {k: v for k, v in BASE.items() if k != "AGENTS.md"}, head, "Long placeholder")
+    assert got["test_long_placeholder"] == "error" and got.get("test_wrap") != "error"
+
+
+def test_a_changelog_entry_under_performance_outweighs_a_fix_title(tmp_path):
+    head = _with_entry("Added", "Skip ignored folders early.")
+    head["CHANGELOG.md"] = head["CHANGELOG.md"].replace("### Added", "### Performance")
+    base = {k: v for k, v in BASE.items() if k != "AGENTS.md"}
+    base["CHANGELOG.md"] = base["CHANGELOG.md"].replace("### Added", "### Performance")
+    head[TEST] = "import shapes\n\n\ndef test_area_skips_ignored():\n    assert shapes\n"
+    assert set(_review(tmp_path, base, head, "fix: skip ignored folders in area").values()) == {"notice"}
+    # Under Fixed, the same change is a fix.
+    fixed = _with_entry("Fixed", "Skip ignored folders early.")
+    fixed[TEST] = head[TEST]
+    assert _review(tmp_path / "f", BASE | {}, fixed, "fix: skip ignored folders in area") == {
+        "test_area_skips_ignored": "error"
+    }
+
+
+SPLIT_BASE = """import shapes
+
+
+def test_area_special():
+    shapes.mode = "nt"
+    assert shapes.area(0) == 0
+    shapes.mode = "posix"
+    assert shapes.area(1) == 1
+"""
+SPLIT_HEAD = """import shapes
+
+
+def test_area_special():
+    shapes.mode = "nt"
+    assert shapes.area(0) == 0
+
+
+def test_area_not_special():
+    shapes.mode = "posix"
+    assert shapes.area(1) == 1
+"""
+
+
+def test_an_old_test_split_in_two_or_renamed_is_no_new_regression_test(tmp_path):
+    base = {"src/shapes.py": "def area(x):\n    return x\n", TEST: SPLIT_BASE}
+    head = {"src/shapes.py": "def area(x):\n    return x or 0\n", TEST: SPLIT_HEAD}
+    assert "error" not in _review(tmp_path, base, head, "Fix the area of special shapes").values()
+    # Renamed, its expectation flipped with the behaviour: the old test rewritten, not a new one.
+    renamed_base = {
+        **base,
+        TEST: "import shapes\n\n\ndef test_area_zero_invalid():\n    assert not shapes.area(0)\n",
+    }
+    renamed_head = {
+        **head,
+        TEST: "import shapes\n\n\ndef test_area_zero():\n    assert shapes.area(0) == 0\n",
+    }
+    assert "error" not in _review(tmp_path / "r", renamed_base, renamed_head, "Fix the area of zero").values()
+    # A test written for the fix beside them is still one.
+    new_head = {**head, TEST: SPLIT_HEAD + "\n\ndef test_area_empty():\n    assert shapes.area(None) == 0\n"}
+    got = _review(tmp_path / "n", base, new_head, "Fix the area of empty shapes")
+    assert got["test_area_empty"] == "error" and got.get("test_area_not_special") != "error"
+
+
+def test_a_companion_of_the_test_named_after_the_fix_is_not_a_regression_test(tmp_path):
+    base = {"src/cache.py": "def read(n):\n    return n\n"}
+    head = {
+        "src/cache.py": "def read(n):\n    return n or 0\n",
+        "tests/test_cache.py": "import cache\n\n\ndef test_explicit_call():\n    assert cache.read(1)\n\n\n"
+        "def test_no_caching_after_partial_read():\n    assert cache.read(0) == 0\n",
+    }
+    got = _review(tmp_path, base, head, "Fix caching after a partial read")
+    assert got["test_no_caching_after_partial_read"] == "error" and got.get("test_explicit_call") != "error"

@@ -6,7 +6,7 @@ must read, and near misses it must not.
 
 import pytest
 
-from rules.agents_md.reader import Recogniser
+from rules.agents_md.reader import Recogniser, read_file
 from rules.agents_md.trunk import trunk_named
 from rules.catalog import REGISTRY
 
@@ -76,6 +76,9 @@ def test_trunk_family_near_misses_turn_nothing_on(sentence):
         ("Tests should check outcomes rather than restating the implementation.", "AGT002"),
         ("Do not add placeholder tests.", "AGT002"),
         ("Check that the new test would fail if the new code were removed.", "AGT002"),
+        ('Do not "fix" a failing test by reducing what it checks.', "AGT003"),
+        ("Never merge changes that cause the suite to silently skip tests.", "AGT003"),
+        ("Do not make edits that let tests be quietly ignored on CI.", "AGT003"),
     ],
 )
 def test_test_strength_family_turns_its_rule_on(sentence, code):
@@ -150,6 +153,40 @@ def test_a_generic_relaxation_turns_no_rule_off(sentence):
 )
 def test_a_relaxation_with_its_rule_subject_turns_that_rule_off(sentence, code):
     assert _read(sentence)[1] == (code,)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "Removing a test function or test file.",
+        "Downgrading an assertion to a weaker one.",
+        "Commenting out the body of a test.",
+        "Adding `@pytest.mark.skip` or any conditional skip that was not there before.",
+        "Loosening a numeric tolerance in an expectation.",
+    ],
+)
+def test_under_a_heading_that_forbids_weakening_tests_its_ways_turn_agt003_on(item):
+    guide = f"# Tests are load-bearing: never weaken them\n\nThis includes:\n\n- {item}\n"
+    readings = read_file("AGENTS.md", guide, RECOGNISER)
+    assert [r.on for r in readings if r.text.startswith(item[:12])] == [("AGT003",)]
+    # The same item under a heading about something else states nothing.
+    other = read_file("AGENTS.md", f"# Housekeeping\n\n- {item}\n", RECOGNISER)
+    assert all("AGT003" not in r.on for r in other)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "Adding new tests for the feature you changed.",
+        "Renaming a test so its name says what it checks.",
+        "Removing dead code is fine.",
+        "Run the whole suite before pushing.",
+    ],
+)
+def test_under_that_heading_other_items_state_nothing(item):
+    guide = f"# Never weaken tests\n\n- {item}\n"
+    readings = read_file("AGENTS.md", guide, RECOGNISER)
+    assert all(r.on == () for r in readings if not r.heading)
 
 
 def test_a_must_not_heading_makes_its_items_prohibitions():

@@ -150,3 +150,35 @@ def test_a_guide_in_dot_github_past_the_cut_is_found(gh):
     assert ctx.report.incomplete == ()
     # The recursive listing, the root, .github, pkg and pkg/sub (.github/workflows is not read).
     assert len(_tree_reads(gh)) == 5
+
+
+def test_a_configured_guide_two_folders_down_past_the_cut_is_found(gh):
+    # `agent_guides` names a guide kept in docs/ai/ of the folder it governs; before, a truncated listing
+    # was filled with the default guides' folders only (.github/, .claude/), so this guide went unseen and
+    # the review was complete and ready.
+    st = ghapi.PullState()
+    st.files = [ghapi.pr_file(TEST, patch=PATCH, status="added", changes=3)]
+    others = {f"aaa/mod{i:02}.py": "x = 1\n" for i in range(30)}
+    base = {"README.md": "hi\n", **others, "pkg/sub/x.py": "y = 2\n"}
+    base[".github/bot.yml"] = "agent_guides: [docs/ai/GUIDE.md]\n"
+    base["docs/ai/GUIDE.md"] = AGENTS_AGT001
+    base["docs/index.md"] = "# Docs\n"
+    st.trees = {st.base: base, st.head: {**base, TEST: TEXT}}
+    st.tree_cut[st.base] = 20
+    st.repo_labels = list(ghapi.BOT_LABELS)
+    ghapi.serve(gh, st)
+    ctx = review(gh, None)
+    assert [(f.rule, f.source) for f in ctx.report.findings] == [("AGT001", "docs/ai/GUIDE.md:3")]
+    assert ctx.report.incomplete == () and "status:ready" not in st.labels
+
+
+@pytest.mark.parametrize(
+    "guides, folders",
+    [
+        (("CLAUDE.md", ".github/copilot-instructions.md"), {".github"}),
+        (("docs/ai/GUIDE.md",), {"docs", "docs/ai"}),
+        (("AGENTS.md",), set()),
+    ],
+)
+def test_guide_folders(guides, folders):
+    assert pull.guide_folders(guides) == folders

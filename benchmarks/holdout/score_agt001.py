@@ -7,8 +7,10 @@ counts as raised when it gives an error (or warning) on that test (`benchmarks/j
 
     python benchmarks/holdout/score_agt001.py [--split tune|holdout|holdout2|all] [--clones DIR] [--json]
 
-With `--split holdout`, `holdout2` (or `all`) only aggregates are printed, per repository and overall: the
-hold-out rows are never shown one by one, so scoring them cannot teach anyone what they hold.
+Every split here has been scored as a hold-out once and is spent (`holdout` in the first round, `holdout2`
+in the second, 2026-12-05): their rows are shown one by one like the tune rows. A new hold-out gets a new
+split name, listed in UNSCORED, whose rows are never shown (only aggregates), so scoring it cannot teach
+anyone what it holds.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from rules.core.models import PullRequest  # noqa: E402
 # `all` is the first round (tune + holdout, both read or scored already); `holdout2` is the second
 # hold-out, sampled for the next round of changes and selected only by name so no run reads it by accident.
 SPLITS = ("tune", "holdout", "holdout2", "all")
+UNSCORED: tuple[str, ...] = ()  # hold-outs not scored yet: aggregates only
 ROUND_ONE = ("tune", "holdout")
 
 
@@ -144,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object of the aggregates")
     args = parser.parse_args(argv)
     cases = load(args.split)
-    # Only the tuning rows may be shown one by one.
-    show = args.split == "tune" and not args.json
+    # Rows of a hold-out not scored yet are never shown one by one.
+    show = args.split not in UNSCORED and not args.json
     figures = score(cases, args.clones, show_cases=show)
     if args.json:
         print(json.dumps({"split": args.split, "figures": figures}, indent=2))

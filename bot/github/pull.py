@@ -65,6 +65,8 @@ class ApiReader:
         self.faults: dict[str, str] = {}
         # The folders of every changed path, root ("") first: where the AGENTS.md that govern them are.
         self._folders: set[str] = {""}
+        # The folders below a changed file's folder that may hold one of its agent guides (use_guides).
+        self.guide_folders = guide_folders(AGENT_GUIDES)
         # rev -> why its file list is partial (GitHub truncated it); only the changed folders are whole.
         self._partial: dict[str, str] = {}
 
@@ -212,6 +214,7 @@ class ApiReader:
             return paths
         found = dict.fromkeys(paths)
         shas = {"": rev}  # each folder's tree SHA, from its parent's listing
+        inside: dict[str, str] = {}  # a guide's folder read -> its path below the changed file's folder
         for folder in folders:
             sha = shas.get(folder)
             if sha is None:
@@ -233,16 +236,33 @@ class ApiReader:
                     found[path] = None
                 elif e.type == "tree" and path in self._folders:
                     shas[path] = e.sha
-                elif e.type == "tree" and e.path in GUIDE_FOLDERS:
-                    # `.github/copilot-instructions.md`, `.claude/CLAUDE.md`: a guide of this folder one
-                    # folder down. Read only where the folder is there (one request each, most often none).
+                elif e.type == "tree" and (below := _below(inside.get(folder), e.path)) in self.guide_folders:
+                    # `.github/copilot-instructions.md`, `.claude/CLAUDE.md` or a configured guide further
+                    # down: a guide of a changed file's folder in a folder below it. Read only where that
+                    # folder is there (one request each, most often none).
                     shas[path] = e.sha
+                    inside[path] = below
                     folders.append(path)
         return tuple(found)
 
+    def use_guides(self, guides: tuple[str, ...]) -> None:
+        """The agent guides the config names (`agent_guides`), for the folders a truncated listing reads."""
+        self.guide_folders = guide_folders(guides)
 
-# The folders of the default agent guides that sit one folder below the folder they govern.
-GUIDE_FOLDERS = frozenset(g.rpartition("/")[0] for g in AGENT_GUIDES if "/" in g)
+
+def _below(within: str | None, name: str) -> str:
+    """The path of folder `name` relative to the changed file's folder it is in (within: its parent's)."""
+    return f"{within}/{name}" if within else name
+
+
+def guide_folders(guides: tuple[str, ...]) -> frozenset[str]:
+    """The folders (relative to the folder a guide governs) that hold an agent guide, and those above them:
+    `.github/copilot-instructions.md` -> {".github"}, `docs/ai/GUIDE.md` -> {"docs", "docs/ai"}."""
+    out: set[str] = set()
+    for guide in guides:
+        parts = guide.split("/")[:-1]
+        out.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    return frozenset(out)
 
 
 def folders_of(path: str) -> tuple[str, ...]:
@@ -476,6 +496,7 @@ def reads_needed(changeset: ChangeSet, config: Config) -> tuple[tuple[str, str],
 def prefetch(changeset: ChangeSet, config: Config) -> None:
     """Fetch the review's reads in batches before the rules ask for them one by one (API reads only)."""
     if isinstance(changeset.reader, ApiReader):
+        changeset.reader.use_guides(config.agent_guides)
         changeset.reader.prefetch(reads_needed(changeset, config))
 
 

@@ -12,6 +12,8 @@ needs a rule subject (reader.Recogniser._effect), which a phrasing family does n
 
 from __future__ import annotations
 
+import re
+
 # A prohibition in front of the verb ("Never", "do not", "avoid", "must not").
 _NO = r"(?:\b(?:no|not|never|avoid|stop|forbidden|prohibited)\b|n't\b)"
 
@@ -137,9 +139,32 @@ AGT003 = (
     r"^(?=.*\btests?\b).*?" + _NO + r"\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|rewrit|updat|adjust|alter|tweak)"
     r"\w*\s+(?:it|them)\s+(?:just\s+|only\s+|merely\s+|simply\s+)?to\s+(?:make|get|match|fit|pass|suit|"
     r"accommodate|agree)\b",
+    # The weakening named as the way not to "fix" a test: "Do not fix it by reducing what it checks".
+    _NO
+    + r"\s+(?:[\w\"']+\s+){0,5}?\bby\s+(?:reduc|weaken|narrow|loosen|relax|lower|limit|shrink)\w*\s+what\s+"
+    r"(?:it|they|the\s+tests?)\s+(?:check|assert|cover|test|verif)\w*",
+    # Changes that make tests stop running: "do not land changes that cause the test binary to silently
+    # skip tests".
+    _NO + r"\s+(?:\w+\s+){0,7}?(?:that|which)\s+(?:cause|make|let)s?\b.{0,40}?\b"
+    r"(?:(?:silently\s+|quietly\s+)?(?:skip|disabl|drop|ignor|bypass)\w*\s+(?:\w+\s+)?tests?\b|"
+    r"tests?\s+(?:to\s+)?(?:be\s+)?(?:silently\s+|quietly\s+)?(?:skipp|disabl|dropp|ignor|bypass)\w*)",
     # Keep the expectation as it is: "keep the test exact", "keep assertions strict".
     r"\b(?:keep)\s+(?:the\s+)?(?:tests?|assertions?|expectations?)\s+(?:exact|strict|intact|as\s+is|"
     r"unchanged)\b",
+)
+
+# Under a heading that says not to weaken tests, the items that name a way of doing it: "Removing a test
+# function or test file", "Downgrading an assertion", "Commenting out the body of a test", "Adding
+# `@Ignore` or any conditional skip". A gerund (or a bare verb) of a change that makes a test check less,
+# and a test, assertion, expectation or skip in the item.
+WAYS_TO_WEAKEN = re.compile(
+    r"^\W*(?:\w+:\s+)?(?:"
+    r"(?:remov|delet|drop|skip|disabl|comment\w*\s+out|downgrad|weaken|relax|loosen|soften|shorten|lower|"
+    r"reduc|replac|narrow|gut|mute|silenc|mark|xfail)\w*\b"
+    r"(?=.{0,160}?\b(?:tests?|assert\w*|expectations?|tolerances?|coverage)\b)"
+    r"|add\w*\b(?=.{0,100}?\b(?:skip\w*|ignore|xfail\w*|todo)\b)"
+    r")(?!.{0,160}?\b(?:new\s+tests?|missing\s+tests?|tests?\s+for\s+(?:new|your)|fine|allowed|ok|okay)\b)",
+    re.IGNORECASE,
 )
 
 AGT002 = (

@@ -411,15 +411,26 @@ class Recogniser:
         codes = {w.lower(): r.code for r in rules for w in (r.code, r.name)}
         return cls(compiled, names, codes, extra, known, gates)
 
-    def read(self, line: int, sentence: str, heading: bool = False, prohibited: bool = False) -> Reading:
+    def read(
+        self,
+        line: int,
+        sentence: str,
+        heading: bool = False,
+        prohibited: bool = False,
+        section: tuple[str, ...] = (),
+    ) -> Reading:
         """Which rules one sentence turns on and off.
 
         A question states no rule, nor does a heading that only names a topic. Under a "Don't" heading
-        (prohibited) each item is read as if it began with "Don't".
+        (prohibited) each item is read as if it began with "Don't". section: the rules the heading above
+        turns on; under one that says not to weaken tests, an item naming a way of doing it ("Removing a
+        test function", "Downgrading an assertion") states the same rule.
         """
         text = normalise(sentence)
         if text.rstrip().endswith("?") or (heading and not _DIRECTIVE.search(text)):
             return Reading(line, sentence[:MAX_SENTENCE], heading=heading)
+        if not heading and "AGT003" in section and families.WAYS_TO_WEAKEN.search(text):
+            return Reading(line, sentence[:MAX_SENTENCE], ("AGT003",), (), heading, (("AGT003", 0),))
         if prohibited and not heading:
             text = "Don't " + text
         on: dict[str, int] = {}
@@ -555,6 +566,7 @@ def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ..
     """Every sentence of one policy file with the rules it turns on and off."""
     out = []
     prohibited = False
+    section: tuple[str, ...] = ()
     for count, (line, sentence, heading) in enumerate(sentences(text)):
         if count == MAX_SENTENCES:
             out.append(Reading(line, "", cut=True))
@@ -564,7 +576,11 @@ def read_file(path: str, text: str, recogniser: Recogniser) -> tuple[Reading, ..
             continue
         if heading:
             prohibited = under_prohibition(sentence)
-        out.append(recogniser.read(line, sentence, heading, prohibited))
+            reading = recogniser.read(line, sentence, heading, prohibited)
+            section = reading.on
+        else:
+            reading = recogniser.read(line, sentence, heading, prohibited, section)
+        out.append(reading)
     return tuple(out)
 
 

@@ -3,7 +3,8 @@
 Keep a Changelog (`### Fixed`, `### Added`) and its common variants (`Bug fixes`, `Bugfixes:`, rst headings
 underlined with `---`) say what kind of change an entry is in the maintainers' own words, as changelog
 fragments do. An entry under a section of no kind ("Stable style", "Version 2.3.7") says it in its prose,
-read by the caller.
+read by the caller, except under a patch release's own heading ("Version 3.1.3", "## [2.6.1] - 2024-05-02"):
+by semantic versioning a patch release holds bug fixes only, so its entries are fixes.
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ _OTHER_TITLE = re.compile(
     r"enhancements?|improvements?|performance|documentation|docs|internals?|internal\s+changes|"
     r"breaking(?:\s+changes?)?|backwards?\s+incompatible\s+changes|dependencies|packaging|misc\w*|"
     r"other(?:\s+changes)?|refactor\w*|maintenance|chores?|build|ci|testing|tests|api\s+changes)$",
+    re.IGNORECASE,
+)
+# A release heading whose third number is not zero: "Version 3.1.3", "[2.6.1] - 2024-05-02", "v24.1.1 (TBD)".
+_PATCH_RELEASE = re.compile(
+    r"^(?:version|release|v)?[ \t]*\[?v?\d{1,4}\.\d{1,4}\.0*[1-9]\d{0,3}"
+    r"(?:(?:rc|post|\.post|-rc\.?)\d{1,3})?\]?"
+    r"(?:[ \t]*(?:-|\(|—|–)[^\n]{0,40})?$",
     re.IGNORECASE,
 )
 _MD_HEADING = re.compile(r"^#{1,6}[ \t]")  # the title is the rest, its closing `#`s stripped
@@ -69,7 +77,14 @@ def section_kind(title: str) -> str:
         return FIX
     if _OTHER_TITLE.match(words):
         return OTHER
+    if _PATCH_RELEASE.match(words):
+        return FIX
     return ""
+
+
+def is_patch_release(title: str) -> bool:
+    """Whether a section title is a patch release's heading ("Version 3.1.3"), whose entries are fixes."""
+    return _PATCH_RELEASE.match(_SPACE.sub(" ", title.strip().strip("*_:`").strip())) is not None
 
 
 def _headings(lines: list[str]) -> dict[int, str]:
@@ -91,7 +106,7 @@ def _headings(lines: list[str]) -> dict[int, str]:
             continue
         if not line[:1].isspace() and not _BULLET.match(line):
             label = _LABEL.match(line)
-            if label is not None and section_kind(label.group(1)):
+            if label is not None and section_kind(label.group(1)) and not is_patch_release(label.group(1)):
                 out[i] = label.group(1)
     return out
 

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 
 from rules.core.models import LinkedIssue, PullRequest
 from rules.core.prefilter import may_hold
-from rules.testcode.changelog import FIX, OTHER, Entry
+from rules.testcode.changelog import FIX, OTHER, Entry, is_patch_release
 from rules.testcode.testfiles import TestFile, TestFunction
 
 # At most this many new tests in a fix PR are taken for its regression tests when nothing else says so:
@@ -422,6 +422,8 @@ _NEW_SECTION = re.compile(r"^\W*(?:added|new|features?|deprecat|remov|breaking)"
 
 def _entry_cue(entries: Iterable[Entry]) -> Cue | None:
     for entry in entries:
+        if entry.kind == FIX and is_patch_release(entry.section):
+            return Cue(entry.section[:30], "a changelog entry's patch release")
         if entry.kind == FIX:
             return Cue(entry.section.lower()[:30], "a changelog section")
         if not entry.kind:
@@ -657,10 +659,34 @@ class PrEvidence:
     fixes: tuple[tuple[str, frozenset[str]], ...] = ()
     small: bool = False  # the whole change says it is a fix and no commit says it adds other tests
     validates: bool = False  # the title says the PR adds validation ("validate host characters")
+    # The words of each changelog entry of another kind (Added, Changed, Performance...) the change adds:
+    # a PR that fixes one thing and adds another has tests of both.
+    others: tuple[frozenset[str], ...] = ()
+    fixed_words: frozenset[str] = frozenset()  # the words of every fix entry, in a change of one kind or more
+
+
+# Sections that say a change is no fix in so many words ("Changed" is left out: projects file fixes there).
+_NOT_FIX_SECTION = re.compile(
+    r"^\W*(?:added|new|features?|deprecat|remov|breaking|performance|enhancements?|improvements?|doc)",
+    re.IGNORECASE,
+)
+
+
+def _says_no_fix(entries: tuple[Entry, ...]) -> bool:
+    """Whether the changelog entries the change adds say it is something else and none says a fix: the
+    maintainers' words about the change outweigh a "fix:" title ("fix: skip ignored folders faster",
+    filed under Performance)."""
+    return (
+        bool(entries)
+        and not fix_entries(entries)
+        and any(e.kind == OTHER and _NOT_FIX_SECTION.match(e.section) for e in entries)
+    )
 
 
 def pr_evidence(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry, ...] = ()) -> PrEvidence:
     fix = next(iter(pr_cues(pr, fragments, entries=entries)), None)
+    if _says_no_fix(entries) and not fragments & FIX_KINDS and not linked_kinds(pr) & FIX_KINDS:
+        fix = None
     whole = None
     kinds = _kinds(pr, fragments, entries)
     if fix is not None and not kinds - FIX_KINDS:
@@ -682,6 +708,8 @@ def pr_evidence(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry
         words=_said_words(pr, titles_only=False).union(*(w for _, w in fixes)),
         title_words=_said_words(pr, titles_only=True),
         fixes=fixes,
+        others=tuple(frozenset(_words(_CAMEL.sub(" ", e.text))) for e in entries if e.kind == OTHER)[:10],
+        fixed_words=frozenset().union(*(_words(_CAMEL.sub(" ", e.text)) for e in fix_entries(entries)[:10])),
     )
 
 
@@ -689,6 +717,18 @@ def pr_evidence(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry
 # added, which a fix made beside it in the same PR does not make regression tests.
 _VALIDATES = re.compile(r"\bvalidat\w*", re.IGNORECASE)
 _VALIDATION_TEST = re.compile(r"(?:^|_)(?:in)?valid\w*|validat", re.IGNORECASE)
+
+
+def belongs_to_other_entry(test: TestFunction, said: PrEvidence) -> bool:
+    """Whether the test's name shares a word with a changelog entry of another kind (Added, Changed...)
+    and none with a fix entry or the PR title: in a PR that fixes one thing and adds another, a
+    `test_wrap` beside an "Added `Content.wrap`" entry tests the addition."""
+    if not said.others:
+        return False
+    words = name_words(test)
+    if words & said.title_words or words & said.fixed_words:
+        return False
+    return any(words & other for other in said.others)
 
 
 def validation_test(name: str) -> bool:

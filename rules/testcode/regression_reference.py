@@ -115,6 +115,7 @@ from collections.abc import Iterable, Iterator
 
 from rules.core.base import Context, Rule
 from rules.core.config import CONFIG_PATH
+from rules.core.lines import git_lines
 from rules.core.models import FileChange, FileStatus, Finding, PullRequest, Severity, UnreadableFile
 from rules.core.prefilter import folded, may_hold
 from rules.testcode.changelog import FIX, Entry, added_entries, is_changelog
@@ -124,6 +125,7 @@ from rules.testcode.regression_evidence import (
     FIX_KINDS,
     SMALL_FIX,
     PrEvidence,
+    belongs_to_other_entry,
     changed_module,
     fragment_kind,
     fragment_kinds,
@@ -301,6 +303,8 @@ def _reason(
     if said.validates and validation_test(test.name):
         # A PR that validates and fixes: its tests of the validation check a new rule, not the fix.
         return None
+    if belongs_to_other_entry(test, said):
+        return None
     if own:
         return f"{own[0]}, and {fix}"
     if named == "beside":
@@ -468,13 +472,85 @@ def _judged(
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
     count = len(tests)
     rewritten = {f.path for f in ctx.changeset.files if f.removed_lines}
+    added = {f.path: f.added_lines for f in ctx.changeset.files if f.status is not FileStatus.ADDED}
+    gone = _removed_tests(ctx, {tf.path for tf, _ in tests} & rewritten)
     entries = _entry_picks(said, tests) if count > FEW else {}
+    best = _best_matches(said, tests)
     for tf, test in tests:
+        if tf.path in added and (
+            _old_body(tf, test, added[tf.path]) or _renamed(test, gone.get(tf.path, ()))
+        ):
+            # A `def` put over lines the file had: an old test split up or renamed.
+            continue
+        if tf.path in best and _fix_words(said, test) < best[tf.path] and not own_cues(tf, test, weak=False):
+            continue  # a companion of the test that names the fix
         where = "beside" if _scope(tf, test) in named else "elsewhere" if named else ""
         entry = entries.get((tf.path, test.qualname))
         reason = _reason(tf, test, said, count, changed, where, tf.path in rewritten, entry)
         if reason is not None:
             yield (tf, test), reason
+
+
+def _old_body(tf: TestFile, test: TestFunction, added: frozenset[int]) -> bool:
+    """Whether a new test's body is mostly lines the file already had: an existing test split in two or
+    renamed (a new `def` over old lines), not a test written for the change."""
+    body = [
+        n for n in range(test.line + 1, test.end_line + 1) if n <= len(tf.lines) and tf.lines[n - 1].strip()
+    ]
+    return len(body) >= 2 and 2 * sum(n not in added for n in body) >= len(body)
+
+
+def _fix_words(said: PrEvidence, test: TestFunction) -> int:
+    """How many words the test's name shares with what the PR says it fixes (its title, fix entries)."""
+    return len(name_words(test) & (said.title_words | said.fixed_words))
+
+
+def _best_matches(said: PrEvidence, tests: list[Touched]) -> dict[str, int]:
+    """Per test file with several new tests, the most words one of them shares with what the PR says it
+    fixes, where that is two or more and another test shares at most one: the test named after the fix
+    is its regression test, and a new test beside it that shares at most one word is a companion (the
+    same feature checked where it already worked), not a second regression test."""
+    counts: dict[str, list[int]] = {}
+    for tf, test in tests:
+        counts.setdefault(tf.path, []).append(_fix_words(said, test))
+    return {path: max(c) for path, c in counts.items() if len(c) >= 2 and max(c) >= 2 and min(c) <= 1}
+
+
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(test\w*)")
+
+
+def _removed_tests(ctx: Context, paths: set[str]) -> dict[str, list[set[str]]]:
+    """The words of the names of the tests whose `def` line the change removes, per test file."""
+    out: dict[str, list[set[str]]] = {}
+    for f in ctx.changeset.files:
+        if f.path not in paths or not f.base_path:
+            continue
+        try:
+            old = ctx.changeset.base_text(f.base_path)
+        except UnreadableFile:
+            continue
+        lines = git_lines(old or "")
+        for n in sorted(f.removed_lines)[:5000]:
+            m = _DEF.match(lines[n - 1]) if 0 < n <= len(lines) else None
+            if m is not None:
+                out.setdefault(f.path, []).append(_words_of_name(m.group(1)))
+    return out
+
+
+def _words_of_name(name: str) -> set[str]:
+    return {w for w in name.lower().split("_") if w and w != "test"}
+
+
+def _renamed(test: TestFunction, gone: Iterable[set[str]]) -> bool:
+    """Whether a new test takes the place of a test the change removes from its file under a name one
+    word longer or shorter (`test_get_host_unix_invalid` -> `test_get_host_unix`): an old test rewritten,
+    its expectation changed with the behaviour, not a test written to guard a fix."""
+    words = _words_of_name(test.name)
+    for old in gone:
+        small, big = sorted((words, old), key=len)
+        if len(small) >= 2 and small < big and len(big) - len(small) == 1:
+            return True
+    return False
 
 
 def _waived(ctx: Context) -> set[tuple[str, str]]:
