@@ -441,6 +441,8 @@ def test_merge_group_clean(gh, make_repo):
     assert writes(calls) == [("POST", f"/repos/octo/repo/statuses/{st.head}")]
     assert st.labels == [] and st.comments == []
     assert ("GET", f"/repos/octo/repo/compare/{st.base}...{st.head}") in calls
+    # the queued pull request, compare, config, base tree, viewer, comments (its waivers), 2 blob queries, status
+    assert len(calls) == 7 + 2
 
 
 def test_merge_group_with_an_error_finding(gh, make_repo):
