@@ -190,7 +190,7 @@ def test_verify_tests_is_refused_outside_check_mode(tmp_path, mode):
 
 
 def test_check_mode_on_a_merge_queue_compares_with_the_queue_commits_base(tmp_path, make_repo):
-    """merge_group: no pull request in the event; the base is the queue commit's own (merge_group.base_sha)."""
+    """merge_group: no pull request in the event; the base is the queue commit's own (`base_sha`)."""
     repo = make_repo({"a.py": "1\n"}, {"a.py": "2\n"})
     # The queue's base is not main here (a queue of two: this commit's base is the one queued before it).
     repo.git("commit", "--allow-empty", "-q", "-m", "queued before")

@@ -425,6 +425,13 @@ def test_a_review_event_keeps_checks_pending(gh, make_repo):
     assert st.labels == PENDING
 
 
+@pytest.mark.parametrize("event", ["check_run", "check_suite", "status", "workflow_run"])
+def test_the_events_about_checks_never_run_pull_request_tests(event):
+    from bot.github.entry import verify_refusal
+
+    assert "never runs in a" in (verify_refusal({"GITHUB_EVENT_NAME": event}) or "")
+
+
 def test_merge_group_clean(gh, make_repo):
     r, st = build(gh, make_repo)
     ctx, calls = deliver(gh, "merge_group", merge_group_event(st))
@@ -441,7 +448,7 @@ def test_merge_group_clean(gh, make_repo):
     assert writes(calls) == [("POST", f"/repos/octo/repo/statuses/{st.head}")]
     assert st.labels == [] and st.comments == []
     assert ("GET", f"/repos/octo/repo/compare/{st.base}...{st.head}") in calls
-    # the queued pull request, compare, config, base tree, viewer, comments (its waivers), 2 blob queries, status
+    # the queued pull request, compare, config, base tree, viewer, comments (waivers), 2 blob queries, status
     assert len(calls) == 7 + 2
 
 
@@ -497,3 +504,39 @@ def test_a_hostile_check_name_stays_inert_in_the_comment(gh, make_repo):
     top = body(st).split("No findings")[0]
     assert "<img" not in top and "@admins" not in top and "](https://evil)" not in top
     assert "failed: [" in top and "](https://github.com/octo/repo/runs/1401)" in top
+
+
+@pytest.mark.parametrize(
+    ("text", "checks"),
+    [
+        ("", "required"),
+        ("ready:\n  checks: all\n", "all"),
+        ("ready:\n  checks: none\n", "none"),
+        ("ready:\n  checks: test\n", ("test",)),
+        ('ready:\n  checks: [test, "ci/*"]\n', ("test", "ci/*")),
+    ],
+)
+def test_ready_checks_in_the_config(text, checks):
+    from rules.catalog import REGISTRY
+    from rules.core.config import parse_config
+
+    assert parse_config(text, REGISTRY.values()).ready.checks == checks
+
+
+@pytest.mark.parametrize("value", ["5", "[test, 3]", '[""]', "{a: b}"])
+def test_a_wrong_ready_checks_names_its_key_and_line(value):
+    from rules.catalog import REGISTRY
+    from rules.core.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError) as err:
+        parse_config(f"handle: bot\nready:\n  checks: {value}\n", REGISTRY.values())
+    assert "`ready.checks" in str(err.value) and "line 3" in str(err.value)
+
+
+def test_required_checks_are_those_of_the_rulesets_and_the_protection_together(gh, make_repo):
+    r, st = build(gh, make_repo)
+    st.rules = [ghapi.required_rule("test", "lint")]
+    st.protection = ["lint", "ci/jenkins"]
+    st.ci_runs = [run_state(1501, "test", st), run_state(1502, "lint", st)]
+    review(gh, r)
+    assert st.labels == PENDING and "checks: ✅ test · ✅ lint · ⏳ ci/jenkins" in body(st)
