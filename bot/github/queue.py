@@ -20,13 +20,18 @@ log = logging.getLogger(__name__)
 
 # GitHub names a queue's branch `gh-readonly-queue/<base>/pr-<number>-<sha of the base>`: the last pull
 # request it holds (https://docs.github.com/repositories/configuring-branches-and-merges-in-your-repository/
-# configuring-pull-request-merges/managing-a-merge-queue).
-_QUEUED = re.compile(r"(?:^|/)gh-readonly-queue/.+/pr-(\d+)-[0-9a-f]{40}$")
+# configuring-pull-request-merges/managing-a-merge-queue). The base's name may hold slashes: only the last
+# segment is matched.
+QUEUE_PREFIX = "gh-readonly-queue/"
+_QUEUED = re.compile(r"pr-(\d{1,10})-[0-9a-f]{40}")
 
 
 def queued_pull(head_ref: str) -> int | None:
     """The number of the pull request a merge queue's branch was made for, or None."""
-    m = _QUEUED.search(head_ref)
+    ref = head_ref.removeprefix("refs/heads/")
+    if not ref.startswith(QUEUE_PREFIX):
+        return None
+    m = _QUEUED.fullmatch(ref.rpartition("/")[2])
     return int(m.group(1)) if m else None
 
 
