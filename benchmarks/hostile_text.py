@@ -411,6 +411,15 @@ NOT_RUN_HERE = {
     "rules.testcode.waivers._CODE": "anchored, every quantifier bounded",
     "bot.github.publish._STATE": "one quantifier, after a literal only the bot's own comments start with",
     "bot.github.suggest._MARK": "one quantifier, after a literal only the bot's own suggestions start with",
+    "bot.github.queue._QUEUED": "fullmatch on the last segment of a queue's branch, quantifiers bounded",
+    "bot.review.render._TOP": (
+        "anchored at the start of the bot's own status comment; each quantifier stays within one line, and "
+        "a line's run is followed by a literal it cannot hold, so each line is scanned a bounded number of "
+        "times"
+    ),
+    "rules.core.sanitize._SAFE_URL": (
+        "fullmatch on at most 500 characters (checked before); each character class excludes what follows it"
+    ),
     "bot.review.sarif._SOURCE": "anchored; the one quantifier before `:` backtracks once over the source",
     "rules.testcode.regression_evidence._CLOSING": "`\\bfix` then a bounded run then one digit run",
     "rules.testcode.regression_reference._DEF": "anchored; `def` then one identifier, on one removed line",

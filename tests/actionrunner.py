@@ -142,6 +142,8 @@ class Context:
         self.steps: dict[str, dict[str, str]] = {}
 
     def lookup(self, expr: str) -> str:
+        if " || " in expr:  # the first operand that is not empty, as Actions evaluates `a || b` on strings
+            return next((v for v in (self.lookup(e.strip()) for e in expr.split(" || ")) if v), "")
         parts = expr.split(".")
         if parts[0] == "inputs" and len(parts) == 2:
             return self.inputs.get(parts[1], "")

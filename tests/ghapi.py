@@ -331,6 +331,89 @@ def tree(sha: str, paths: tuple[str, ...]) -> dict:
     return t
 
 
+def check_run(
+    rid: int, name: str, sha: str, status: str = "completed", conclusion: str | None = "success"
+) -> dict:
+    """A check run as `GET /commits/{ref}/check-runs` lists it (GitHub's example, with the named fields)."""
+    run = example("check-run")
+    run.update(
+        id=rid,
+        name=name,
+        head_sha=sha,
+        status=status,
+        conclusion=conclusion if status == "completed" else None,
+        html_url=f"https://github.com/octo/repo/runs/{rid}",
+        url=f"https://api.github.com/repos/octo/repo/check-runs/{rid}",
+    )
+    if status != "completed":
+        run["completed_at"] = None
+    return run
+
+
+def commit_status(sid: int, context: str, state: str, target_url: str | None = None) -> dict:
+    """One entry of a combined status (`simple-commit-status`): GitHub's example with the named fields."""
+    s = {k: v for k, v in example("status").items() if k != "creator"}
+    s.update(id=sid, context=context, state=state, target_url=target_url, description=f"{context}: {state}")
+    return s
+
+
+def combined_status(sha: str, statuses: list[dict]) -> dict:
+    """`GET /commits/{ref}/status`: the latest status of each context, and their combined state."""
+    states = {s["state"] for s in statuses}
+    state = (
+        "failure"
+        if states & {"failure", "error"}
+        else "pending"
+        if "pending" in states or not states
+        else "success"
+    )
+    repo = {
+        "id": 1,
+        "node_id": "R_1",
+        "name": "repo",
+        "full_name": "octo/repo",
+        "owner": user("octo", "Organization"),
+        "private": False,
+        "html_url": "https://github.com/octo/repo",
+        "url": "https://api.github.com/repos/octo/repo",
+    }
+    return {
+        "state": state,
+        "statuses": statuses,
+        "sha": sha,
+        "total_count": len(statuses),
+        "repository": repo,
+        "commit_url": f"https://api.github.com/repos/octo/repo/commits/{sha}",
+        "url": f"https://api.github.com/repos/octo/repo/commits/{sha}/status",
+    }
+
+
+def required_rule(*contexts: str) -> dict:
+    """A `required_status_checks` rule of a repository ruleset, as `GET /rules/branches/{branch}` lists it."""
+    return {
+        "type": "required_status_checks",
+        "ruleset_source_type": "Repository",
+        "ruleset_source": "octo/repo",
+        "ruleset_id": 42,
+        "parameters": {
+            "required_status_checks": [{"context": c} for c in contexts],
+            "strict_required_status_checks_policy": False,
+        },
+    }
+
+
+def protection_checks(*contexts: str) -> dict:
+    """Classic branch protection's required status checks (`status-check-policy`)."""
+    url = "https://api.github.com/repos/octo/repo/branches/main/protection/required_status_checks"
+    return {
+        "url": url,
+        "contexts_url": url + "/contexts",
+        "strict": False,
+        "contexts": list(contexts),
+        "checks": [{"context": c, "app_id": None} for c in contexts],
+    }
+
+
 def error(message: str) -> dict:
     return {"message": message, "documentation_url": "https://docs.github.com/rest"}
 
@@ -484,6 +567,14 @@ class PullState:
         # Comments on the diff's lines (suggested changes and replies), and the reviews the bot created.
         self.review_comments: list[dict] = []
         self.created_reviews: list[dict] = []
+        # Readiness: the base branch's rules (as `required_rule` builds them), its classic protection's
+        # required checks (None: the token may not read it, answered 404), and the checks of other apps and
+        # external CI on commits: check runs (as `check_run` builds them) and statuses (`commit_status`).
+        self.rules: list[dict] = []
+        self.protection: list[str] | None = None
+        self.protection_status = 404
+        self.ci_runs: list[dict] = []
+        self.ci_statuses: list[dict] = []
         self._id = 1000
 
     def next_id(self) -> int:
@@ -725,8 +816,62 @@ def serve(fake: FakeGitHub, st: PullState, identity: str = "github-actions[bot]"
         )
         return paged("/repos/{owner}/{repo}/pulls", [simple] if match else [], q)
 
+    def branch_rules(p: dict, q: dict, body: Any) -> tuple[int, list, dict]:
+        return paged("/repos/{owner}/{repo}/rules/branches/{branch}", st.rules, q, branch=p["branch"])
+
+    def protection(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        if st.protection is None:
+            return (
+                st.protection_status,
+                error(
+                    "Branch not protected"
+                    if st.protection_status == 404
+                    else "Resource not accessible by integration"
+                ),
+                {},
+            )
+        return 200, protection_checks(*st.protection), {}
+
+    def list_check_runs(p: dict, q: dict, body: Any) -> tuple[int, dict, dict]:
+        assert q.get("per_page") == "100" and q.get("filter") == "latest"
+        ours = [
+            check_run(r["id"], r["name"], r["head_sha"], r.get("status", "completed"), r.get("conclusion"))
+            for r in st.check_runs
+        ]
+        # filter=latest: the newest run of each name (the later one in the list) stands for it.
+        latest: dict[str, dict] = {}
+        for run in [*ours, *st.ci_runs]:
+            if run["head_sha"] == p["ref"]:
+                latest[run["name"]] = run
+        runs = list(latest.values())
+        return 200, {"total_count": len(runs), "check_runs": runs}, {}
+
+    def combined(p: dict, q: dict, body: Any) -> tuple[int, dict, dict]:
+        assert q.get("per_page") == "100"
+        latest: dict[str, dict] = {}
+        for i, s in enumerate(st.statuses):
+            if s["sha"] == p["ref"]:
+                latest[s["context"]] = commit_status(9000 + i, s["context"], s["state"])
+        for s in st.ci_statuses:
+            if s.get("sha", p["ref"]) == p["ref"]:
+                latest[s["context"]] = {k: v for k, v in s.items() if k != "sha"}
+        return 200, combined_status(p["ref"], list(latest.values())), {}
+
+    def compare(p: dict, q: dict, body: Any) -> tuple[int, Any, dict]:
+        base, _, head = p["basehead"].partition("...")
+        c = example("commit-comparison")
+        c["files"] = st.files
+        c.update(status="ahead", ahead_by=1, behind_by=0, total_commits=1)
+        c["merge_base_commit"]["sha"] = base
+        return 200, c, {}
+
     pulls = "/repos/{owner}/{repo}/pulls/{pull_number}"
     issue = "/repos/{owner}/{repo}/issues/{issue_number}"
+    route("GET", "/repos/{owner}/{repo}/rules/branches/{branch}", branch_rules)
+    route("GET", "/repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks", protection)
+    route("GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs", list_check_runs)
+    route("GET", "/repos/{owner}/{repo}/commits/{ref}/status", combined)
+    route("GET", "/repos/{owner}/{repo}/compare/{basehead}", compare)
     route("GET", "/repos/{owner}/{repo}/pulls", list_pulls)
     route(
         "GET",

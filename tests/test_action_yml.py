@@ -187,3 +187,24 @@ def test_verify_tests_is_refused_outside_check_mode(tmp_path, mode):
     assert run.step("inputs").returncode == 2
     assert "only in check mode" in run.step("inputs").stdout
     assert [s.id for s in run.steps if s.ran][-1] == "inputs"
+
+
+def test_check_mode_on_a_merge_queue_compares_with_the_queue_commits_base(tmp_path, make_repo):
+    """merge_group: no pull request in the event; the base is the queue commit's own (`base_sha`)."""
+    repo = make_repo({"a.py": "1\n"}, {"a.py": "2\n"})
+    # The queue's base is not main here (a queue of two: this commit's base is the one queued before it).
+    repo.git("commit", "--allow-empty", "-q", "-m", "queued before")
+    base = _git(repo.path, "rev-parse", "HEAD")
+    repo.git("commit", "--allow-empty", "-q", "-m", "the queue commit")
+    event = {"merge_group": {"base_sha": base, "head_sha": _git(repo.path, "rev-parse", "HEAD")}}
+    run = run_action(
+        inputs={"mode": "check", "fail-level": "none"},
+        workspace=repo.path,
+        temp=tmp_path / "run",
+        home=tmp_path / "home",
+        uses=USES,
+        github={"event_name": "merge_group", "event": event},
+    )
+    assert not run.failed, [(s.name, s.stderr) for s in run.steps if s.ran]
+    report = json.loads(Path(run.step("inputs").outputs["report"]).read_text(encoding="utf-8"))
+    assert report["base_sha"] == base and report["pr_number"] is None

@@ -230,8 +230,9 @@ def test_forged_finding_on_a_clean_pull_request_is_dropped(gh, make_repo, tmp_pa
     _tamper(artifact, verdict="needs-work", findings=[forged])
     before = len(gh.calls())
     assert phase2(gh, st, tmp_path, artifact) == 0
-    # ready: the reviews are read too (only then does a label depend on approval); both labels are created
-    assert len(gh.calls()) - before == PUBLISH_READS + 1 + 5 + 2 == 16
+    # ready: the reviews are read too (only then does a label depend on approval), and the base branch's
+    # rulesets and protection (what `ready.checks: required` waits on); both labels are created
+    assert len(gh.calls()) - before == PUBLISH_READS + 1 + 2 + 5 + 2 == 18
     assert len(gh.writes()) == 5
     assert sorted(st.labels) == ["review:pending", "status:ready"]
     assert "forged" not in mine(st)[0]["body"] and [s["state"] for s in st.statuses] == ["success"]

@@ -18,10 +18,13 @@ from tests.helpers import AGENTS_AGT001
 NEW_TEST = 'def test_new():\n    """Checks a thing no longer overflows."""\n    assert 1 + 1 == 2\n'
 READY = ["status:ready", "review:pending"]
 
-# Requests of a review of a one-page PR with a checkout: pull, files, viewer, comments, reviews, pull again.
-REVIEW_READS = 6
-# The same when the result is not ready (or the PR is a draft): no label depends on approval, no reviews read.
-NEEDS_WORK_READS = REVIEW_READS - 1
+# Requests of a review of a one-page PR with a checkout: pull, files, viewer, comments, the base branch's
+# rulesets and classic protection (`ready.checks: required`, none required here: no checks read), reviews,
+# pull again.
+REVIEW_READS = 8
+# The same when the result is not ready (or the PR is a draft): no label depends on approval or on the checks,
+# so neither the reviews nor the required checks are read.
+NEEDS_WORK_READS = REVIEW_READS - 3
 
 
 def pull_builder(gh, make_repo):
@@ -67,7 +70,7 @@ def test_first_run_creates_labels_comment_and_status(gh, pr):
         }
     ]
     # reads + repo labels + 2 label creations + add labels + status + comment + re-list for duplicates
-    assert len(gh.calls()) == REVIEW_READS + 1 + 2 + 1 + 1 + 1 + 1 == 13
+    assert len(gh.calls()) == REVIEW_READS + 1 + 2 + 1 + 1 + 1 + 1 == 15
     assert [w[0] for w in gh.writes()] == ["POST"] * 5
     assert set(st.repo_labels) >= set(READY)
 
@@ -76,7 +79,7 @@ def test_first_run_with_labels_present(gh, pr):
     r, st = pr()
     run(gh, r.path)
     # reads + repo labels + add labels + status + comment + re-list for duplicates
-    assert len(gh.calls()) == REVIEW_READS + 5 == 11 and len(gh.writes()) == 3
+    assert len(gh.calls()) == REVIEW_READS + 5 == 13 and len(gh.writes()) == 3
 
 
 def test_label_creation_sets_colour_and_description(gh, pr):

@@ -46,6 +46,7 @@ def test_there_are_workflows():
         "docs/workflows/bot-fork-review.yml",
         "docs/workflows/bot-fork-publish.yml",
         "docs/workflows/bot-org.yml",
+        "docs/workflows/bot-checks.yml",
         ".github/workflows/ci.yml",
         ".github/workflows/bot.yml",
         ".github/workflows/bot-reusable.yml",
@@ -172,12 +173,14 @@ def test_help_is_import_light():
 # The grants each example job needs, and no more (docs/github.md explains each).
 EXAMPLE_PERMISSIONS = {
     ("bot.yml", "review"): {
+        "checks": "read",
         "contents": "read",
         "issues": "write",
         "pull-requests": "write",
         "statuses": "write",
     },
     ("bot-org.yml", "bot"): {
+        "checks": "read",
         "contents": "read",
         "issues": "write",
         "pull-requests": "write",
@@ -187,10 +190,19 @@ EXAMPLE_PERMISSIONS = {
     ("bot-fork-review.yml", "review"): {"contents": "read", "issues": "read", "pull-requests": "read"},
     ("bot-fork-publish.yml", "publish"): {
         "actions": "read",
+        "checks": "read",
         "contents": "read",
         "issues": "write",
         "pull-requests": "write",
         "statuses": "write",
+    },
+    # Relabelling when checks finish: reads the checks and the config, writes the labels and the comment only.
+    ("bot-checks.yml", "relabel"): {
+        "checks": "read",
+        "contents": "read",
+        "issues": "write",
+        "pull-requests": "write",
+        "statuses": "read",
     },
 }
 

@@ -36,6 +36,7 @@ from bot.github.api import (
     TreeEntry,
 )
 from rules.core.models import MAX_TEXT_BYTES, oversized
+from rules.core.readiness import CheckState, run_outcome, status_outcome
 
 T = TypeVar("T")
 REVIEW_BODY = "Suggested changes for the review's findings: each applies with one click."
@@ -144,7 +145,9 @@ def _permission(what: str) -> str:
     if "/statuses/" in what:
         return "`statuses: write`"
     if "/check-runs" in what:
-        return "`checks: write`"
+        return "`checks: read`" if what.startswith("GET ") else "`checks: write`"
+    if what.startswith("GET ") and what.endswith("/status"):
+        return "`statuses: read`"
     if "/collaborators/" in what:
         return "`metadata: read`"
     if not what.startswith("GET "):  # comments, labels and reactions on the pull request
@@ -465,6 +468,104 @@ class GitHubClient:
     ) -> None:
         output = {"title": title, "summary": summary, "annotations": [_annotation(a) for a in annotations]}
         self._json("PATCH", f"{self._path}/check-runs/{run_id}", {"output": output})
+
+    def branch_rules_checks(self, branch: str) -> tuple[str, ...]:
+        """The status checks the active rulesets of branch require (the repository's and its owner's)."""
+        path = f"{self._path}/rules/branches/{urllib.parse.quote(branch, safe='')}"
+        rules = self._list(path, _rule_checks)
+        return tuple(dict.fromkeys(name for names in rules for name in names))
+
+    def protection_checks(self, branch: str) -> tuple[str, ...] | None:
+        """The required status checks of branch's classic protection; None when there is none or the token
+        may not read it (reading protection needs administration rights the workflow token lacks)."""
+        quoted = urllib.parse.quote(branch, safe="")
+        try:
+            data = self._json(
+                "GET",
+                f"{self._path}/branches/{quoted}/protection/required_status_checks",
+                parse=_policy_checks,
+            )
+        except GitHubError as exc:
+            if exc.kind in ("not-found", "forbidden", "read-only"):
+                return None
+            raise
+        return data
+
+    def _pages_of(
+        self, path: str, key: str, item: Callable[[Any], T], params: dict[str, str]
+    ) -> tuple[T, ...]:
+        """Every page of a list GitHub wraps in an object (`{"total_count": n, key: [...]}`), 100 a page."""
+        req = self.gh.requester
+
+        def pages() -> tuple[T, ...]:
+            out: list[T] = []
+            url: str | None = path
+            query: dict[str, Any] | None = {**params, "per_page": 100}
+            while url is not None:
+                headers, data = req.requestJsonAndCheck("GET", url, parameters=query)
+                entries = data[key]
+                if not isinstance(entries, list):
+                    raise TypeError(f"`{key}` is not a JSON list")
+                out.extend(item(entry) for entry in entries)
+                url, query = _next_page(headers), None
+            return tuple(out)
+
+        return self._call(f"GET {path}", pages)
+
+    def check_runs(self, ref: str) -> tuple[CheckState, ...]:
+        """The latest check run of each name on the commit ref (every app's, the bot's own included)."""
+        path = f"{self._path}/commits/{ref}/check-runs"
+        return self._pages_of(path, "check_runs", _check_state, {"filter": "latest"})
+
+    def statuses(self, ref: str) -> tuple[CheckState, ...]:
+        """The latest commit status of each context on ref (GitHub's combined status)."""
+        return self._pages_of(f"{self._path}/commits/{ref}/status", "statuses", _status_state, {})
+
+    def compare_files(self, base: str, head: str) -> tuple[PullFile, ...]:
+        """The files changed from base to head (a merge queue's commit against its base), as a pull request's
+        files list gives them; GitHub lists at most 300 files here."""
+        return self._json(
+            "GET",
+            f"{self._path}/compare/{base}...{head}",
+            params={"per_page": 100},
+            parse=lambda data: tuple(_pull_file(f) for f in data.get("files") or ()),
+        )
+
+
+def _rule_checks(data: Any) -> tuple[str, ...]:
+    if data["type"] != "required_status_checks":
+        return ()
+    return tuple(_text(c["context"]) for c in data["parameters"]["required_status_checks"])
+
+
+def _policy_checks(data: Any) -> tuple[str, ...]:
+    # `contexts` is the older list and `checks` the newer one; GitHub fills both.
+    names = [_text(c) for c in data["contexts"]] + [_text(c["context"]) for c in data["checks"]]
+    return tuple(dict.fromkeys(names))
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("a check name is not a string")
+    return value
+
+
+def _check_state(data: Any) -> CheckState:
+    return CheckState(
+        name=_text(data["name"]),
+        kind="check-run",
+        outcome=run_outcome(data["status"], data["conclusion"]),
+        url=data.get("html_url") or data.get("details_url"),
+    )
+
+
+def _status_state(data: Any) -> CheckState:
+    return CheckState(
+        name=_text(data["context"]),
+        kind="status",
+        outcome=status_outcome(data["state"]),
+        url=data.get("target_url"),
+    )
 
 
 def malformed(what: str, exc: BaseException) -> GitHubError:

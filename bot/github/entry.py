@@ -86,8 +86,16 @@ def push_range(environ: Mapping[str, str] | None = None) -> tuple[str, str] | No
 # `bot check --verify-tests` runs the pull request's code, which could read them from its environment: it
 # refuses to run while one is set.
 WRITE_TOKENS = ("GITHUB_TOKEN", "GH_TOKEN", "BOT_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
-# Events whose jobs run with the base repository's privileges: PR code never runs in them.
-PRIVILEGED_EVENTS = ("pull_request_target", "workflow_run", "issue_comment")
+# Events whose jobs run with the base repository's privileges: PR code never runs in them. The events about
+# checks that keep `status:ready` in step (bot/github/ready.py) run the default branch's workflow too.
+PRIVILEGED_EVENTS = (
+    "pull_request_target",
+    "workflow_run",
+    "issue_comment",
+    "check_run",
+    "check_suite",
+    "status",
+)
 
 
 def verify_refusal(environ: Mapping[str, str] | None = None) -> str | None:

@@ -100,6 +100,42 @@ class WorkflowRun(Payload):
     pull_requests: tuple[RunPull, ...] = ()
 
 
+class App(Payload):
+    slug: str | None = None
+
+
+class CheckRunPayload(Payload):
+    """A check run a `check_run` event is about (`pull_requests` lists none for a fork's head)."""
+
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None = None
+    pull_requests: tuple[RunPull, ...] = ()
+
+
+class CheckSuitePayload(Payload):
+    """A check suite a `check_suite` event is about: another app's checks of a commit."""
+
+    head_sha: str
+    head_branch: str | None = None
+    pull_requests: tuple[RunPull, ...] = ()
+    app: App | None = None
+
+
+class Branch(Payload):
+    name: str
+
+
+class MergeGroup(Payload):
+    """The commit a merge queue asks checks for (`merge_group` checks_requested), and its base."""
+
+    head_sha: str
+    head_ref: str
+    base_sha: str
+    base_ref: str
+
+
 class Event(Payload):
     """One delivery: the event name from GITHUB_EVENT_NAME and the parts of its payload the bot uses."""
 
@@ -111,6 +147,14 @@ class Event(Payload):
     comment: CommentPayload | None = None
     review: ReviewPayload | None = None
     workflow_run: WorkflowRun | None = None
+    check_run: CheckRunPayload | None = None
+    check_suite: CheckSuitePayload | None = None
+    merge_group: MergeGroup | None = None
+    # A `status` event's own fields: the commit, the context and the branches holding the commit.
+    sha: str | None = None
+    context: str | None = None
+    state: str | None = None
+    branches: tuple[Branch, ...] = ()
     changes: dict = Field(default_factory=dict)
     sender: User | None = None
 

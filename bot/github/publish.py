@@ -23,6 +23,7 @@ from bot.github.waivers import key
 from bot.review.render import COMMENT_LIMIT, MARKER, render_comment, render_comment_counted
 from rules.core.config import Config
 from rules.core.models import Finding, Frozen, Report, Severity, Waiver
+from rules.core.readiness import Gate, readiness
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ LABEL_STYLE = {
     "needs_work": ("d93f0b", "bot: findings must be fixed or waived"),
     "pending": ("fbca04", "bot: waiting for an approving review on the current head"),
     "approved": ("1d76db", "bot: approved on the current head by someone other than the author"),
+    "checks_pending": ("c5def5", "bot: review clean; waiting for the checks that gate readiness"),
 }
 
 
@@ -51,6 +53,8 @@ class State(Frozen):
 
     head: str | None = None
     status: str | None = None
+    # The review's own verdict for that head (before the gating checks): what events about checks build on.
+    verdict: str | None = None
     waivers: tuple[Waiver, ...] = ()
     # The findings ("RULE:path") this version of the comment shows, what `@bot waive` may bind to; None in a
     # comment written before keys were kept.
@@ -140,28 +144,37 @@ def is_approved(reviews: tuple[ReviewInfo, ...], author: str, head_sha: str) -> 
 
 def namespace(config: Config) -> frozenset[str]:
     n = config.labels
-    return frozenset({n.ready, n.needs_work, n.pending, n.approved})
+    return frozenset({n.ready, n.needs_work, n.pending, n.approved, n.checks_pending})
 
 
-def wants_review_label(verdict: str, draft: bool) -> bool:
-    """Whether the labels depend on approval (then the reviews must be read): ready and not a draft."""
-    return verdict == "ready" and not draft
+def wants_review_label(verdict: str, draft: bool, gate: Gate | None = None) -> bool:
+    """Whether the labels depend on approval (then the reviews must be read): ready with its gating checks
+    green, and not a draft."""
+    return readiness(verdict, gate) == "ready" and not draft
 
 
-def desired_labels(verdict: str, draft: bool, approved: bool, config: Config) -> tuple[str, ...]:
-    """The bot's labels for a verdict: drafts are never ready; the review label rides only with ready."""
+def desired_labels(
+    verdict: str, draft: bool, approved: bool, config: Config, gate: Gate | None = None
+) -> tuple[str, ...]:
+    """The bot's labels for a verdict and the gating checks: drafts are never ready; a failed check needs
+    work; checks still running wait; the review label rides only with ready."""
     n = config.labels
     if verdict != "ready":
         return (n.needs_work,)
-    if not wants_review_label(verdict, draft):
+    if draft:
         return ()
+    state = readiness(verdict, gate)
+    if state == "needs-work":
+        return (n.needs_work,)
+    if state == "checks-pending":
+        return (n.checks_pending,)
     return (n.ready, n.approved if approved else n.pending)
 
 
 def review_labels(current: tuple[str, ...], approved: bool, config: Config) -> tuple[str, ...]:
     """After a review event: the status label stays as it is; the review label follows the approval."""
     n = config.labels
-    keep = tuple(label for label in current if label in (n.ready, n.needs_work))
+    keep = tuple(label for label in current if label in (n.ready, n.needs_work, n.checks_pending))
     if n.ready in keep:
         return (*keep, n.approved if approved else n.pending)
     return keep
@@ -451,7 +464,7 @@ def plan_publish(
     same_status = state.head == info.head_sha and state.status == status.digest
     # Only waivers from comment commands live in the state; in-code waivers are found in the code each run.
     kept = tuple(w for w in report.waivers if w.fingerprint is not None)
-    new_state = State(head=info.head_sha, status=status.digest, waivers=kept)
+    new_state = State(head=info.head_sha, status=status.digest, verdict=report.verdict, waivers=kept)
     mine = ours(comments, identity)
     add, remove = label_changes(info.labels, report.labels, config)
     if mine:

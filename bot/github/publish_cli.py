@@ -255,7 +255,7 @@ def withdraw_ready(ctx, info) -> tuple[tuple[str, ...], tuple[str, ...]]:  # typ
 
     Returns the labels added and removed."""
     from bot.github.api import GitHubError
-    from bot.github.handlers import _finish, config_at, published
+    from bot.github.handlers import config_at, finish, published
     from bot.github.publish import Publisher, StatusPlan, label_changes, ours
     from bot.review.render import MARKER
     from rules.core.config import Config
@@ -285,7 +285,7 @@ def withdraw_ready(ctx, info) -> tuple[tuple[str, ...], tuple[str, ...]]:  # typ
                 publisher.write(
                     f"mark status comment {old.id} stale", lambda: client.edit_comment(old.id, body)
                 )
-    _finish(ctx, publisher)
+    finish(ctx, publisher)
     return add, remove
 
 

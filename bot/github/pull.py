@@ -422,13 +422,19 @@ def local_checkout(path: str | Path | None, *shas: str) -> Path | None:
 
 
 def load_pull(
-    client: Client, info: PullInfo, checkout: str | Path | None = None, reader: ApiReader | None = None
+    client: Client,
+    info: PullInfo,
+    checkout: str | Path | None = None,
+    reader: ApiReader | None = None,
+    listed: tuple[PullFile, ...] | None = None,
 ) -> ChangeSet:
     """The change set of a pull request; a checkout at the right commits fills what the API leaves out.
 
-    reader is the run's API reader when it already read something (the config of a comment command).
+    reader is the run's API reader when it already read something (the config of a comment command); listed,
+    the changed files when already read (a merge queue's commit compared with its base).
     """
-    listed = client.pull_files(info.number)
+    if listed is None:
+        listed = client.pull_files(info.number)
     files = [to_file_change(pf) for pf in listed]
     unlisted = max(0, info.changed_files - len(files))
     top = local_checkout(checkout, info.base_sha, info.head_sha)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from itertools import groupby
 from pathlib import Path
@@ -9,11 +10,27 @@ from typing import TYPE_CHECKING
 
 from rules.core import sanitize
 from rules.core.models import Finding, ProfileMath, Report, Severity, StepValues
+from rules.core.readiness import Gate, GateCheck, Readiness, readiness
 
 if TYPE_CHECKING:
     import jinja2
 
 MARKER = "<!-- bot-review:status -->"
+# The top of the status comment: heading, labels and counts, the gating checks. Events about checks rewrite
+# that part alone (bot/github/ready.py) and leave the review below it as it was. Every untrusted value in it
+# is one sanitised line, so its shape is known.
+_TOP = re.compile(
+    r"\A(?P<marker>.*\n)### [^\n]*\n\n[^\n]* · (?P<counts>\d+ errors?, \d+ warnings?, \d+ notices?)\n"
+    r"(?:\nchecks: [^\n]*\n(?:(?:failed|waiting for): [^\n]*\n)*)?"
+)
+HEADINGS: dict[Readiness, str] = {
+    "ready": "### ✅ bot: ready for review",
+    "needs-work": "### ❌ bot: needs work",
+    "checks-pending": "### ⏳ bot: waiting for checks",
+}
+CHECK_ICONS = {"success": "✅", "failure": "❌", "pending": "⏳"}
+# At most this many checks on the gating line, and names on the "waiting for" and "failed" lines.
+SHOWN_CHECKS = 12
 # GitHub refuses comment bodies over 65,536 characters; leave room for the truncation note.
 COMMENT_LIMIT = 65_000
 
@@ -178,6 +195,58 @@ def step_layout(profiles: tuple[ProfileMath, ...], detail: int) -> dict[str, obj
     }
 
 
+def counts_text(report: Report) -> str:
+    """The counts of the heading's line: "1 error, 0 warnings, 0 notices"."""
+    return ", ".join(
+        f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in ((s, report.count(s)) for s in Severity)
+    )
+
+
+def _names(checks: tuple[GateCheck, ...], linked: bool) -> str:
+    shown = [
+        sanitize.link(c.name, c.url) if linked else sanitize.text(c.name, 100) for c in checks[:SHOWN_CHECKS]
+    ]
+    more = len(checks) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
+def gate_lines(gate: Gate | None) -> list[str]:
+    """The gating checks in one compact line, then what failed (linked) and what is awaited."""
+    if gate is None or not (gate.checks or gate.unread):
+        return []
+    if gate.unread:
+        return [f"checks: not readable ({sanitize.text(gate.unread, 200)}); waiting for them"]
+    shown = [f"{CHECK_ICONS[c.outcome]} {sanitize.text(c.name, 100)}" for c in gate.checks[:SHOWN_CHECKS]]
+    more = len(gate.checks) - len(shown)
+    lines = ["checks: " + " · ".join(shown) + (f" · and {more} more" if more else "")]
+    if gate.failed:
+        lines.append(f"failed: {_names(gate.failed, linked=True)}")
+    if gate.waiting:
+        lines.append(f"waiting for: {_names(gate.waiting, linked=False)}")
+    return lines
+
+
+def render_top(verdict: str, labels: tuple[str, ...], counts: str, gate: Gate | None) -> str:
+    """The comment's top: heading (the review with its gating checks), labels and counts, the checks."""
+    head = HEADINGS[readiness(verdict, gate)]
+    shown = " ".join(sanitize.code(label) for label in labels)
+    lines = [head, "", f"{shown} · {counts}"]
+    extra = gate_lines(gate)
+    if extra:
+        lines += ["", *extra]
+    return "\n".join(lines)
+
+
+def replace_top(body: str, verdict: str, labels: tuple[str, ...], gate: Gate | None) -> str | None:
+    """The status comment with its top rendered anew for these labels and checks; None when body is not
+    shaped as the bot renders it (then it is left alone)."""
+    m = _TOP.match(body)
+    if m is None:
+        return None
+    top = render_top(verdict, labels, m["counts"], gate)
+    return m["marker"] + top + "\n" + body[m.end() :]
+
+
 def _groups(findings: tuple[Finding, ...]) -> list[tuple[str | None, list[Finding]]]:
     ordered = sorted(findings, key=lambda f: (f.path is not None, f.path or "", f.line or 0))
     return [(path, list(items)) for path, items in groupby(ordered, key=lambda f: f.path)]
@@ -209,6 +278,7 @@ def render_comment_counted(report: Report, limit: int = COMMENT_LIMIT) -> tuple[
     while True:
         body = template.render(
             marker=MARKER,
+            top=render_top(report.verdict, report.labels, counts_text(report), report.checks),
             report=report,
             groups=_groups(report.findings[:shown]),
             hidden=len(report.findings) - shown,

@@ -77,8 +77,10 @@ class Labels(Strict):
     needs_work: str = "status:needs-work"
     pending: str = "review:pending"
     approved: str = "review:approved"
+    # A clean review whose gating checks (`ready.checks`) are still running or not yet reported.
+    checks_pending: str = "status:checks-pending"
 
-    _check = field_validator("ready", "needs_work", "pending", "approved")(_label)
+    _check = field_validator("ready", "needs_work", "pending", "approved", "checks_pending")(_label)
 
 
 def _one_or_many(value: Any) -> Any:
@@ -120,6 +122,27 @@ class Profiles(Strict):
     _many = field_validator("globs", "python_globs", "python_variables", "prime_rl_globs", mode="before")(
         _one_or_many
     )
+
+
+def _check_names(value: Any) -> Any:
+    # `checks: test` names one check; the three words are the modes, not check names.
+    if isinstance(value, str) and value not in ("required", "all", "none"):
+        return (value,)
+    if isinstance(value, list | tuple):
+        for name in value:
+            if not isinstance(name, str) or not name.strip() or len(name) > 200:
+                raise ValueError("check names should be text of 1-200 characters, like `test` or `ci/*`")
+    return value
+
+
+class Ready(Strict):
+    """What `status:ready` waits for besides the review: the head commit's checks."""
+
+    # required: the base branch's required status checks (rulesets and branch protection); all: every
+    # check run and commit status on the head; none: the review alone; or check names/contexts (globs).
+    checks: Literal["required", "all", "none"] | tuple[str, ...] = "required"
+
+    _names = field_validator("checks", mode="before")(_check_names)
 
 
 class Verify(Strict):
@@ -175,6 +198,7 @@ class Config(Strict):
     # Agent guides read as a folder's policy where no AGENTS.md governs it (rules.core.policy_files).
     agent_guides: tuple[str, ...] = AGENT_GUIDES
     verify: Verify = Verify()
+    ready: Ready = Ready()
 
     _many = field_validator("exclude", "agent_guides", mode="before")(_one_or_many)
     _guides = field_validator("agent_guides")(_guides_of)

@@ -11,6 +11,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from rules.core import globs
+from rules.core.readiness import Gate
 from rules.core.verification import Verification
 
 # Files larger than this are not parsed: a review must stay fast and bounded on hostile input.
@@ -507,6 +508,8 @@ class Report(Frozen):
     incomplete: tuple[str, ...] = ()
     # `bot check --verify-tests`: each new or changed test run at head and on the base code, with its outcome.
     verifications: tuple[Verification, ...] = ()
+    # `bot review`: the head commit's gating checks (`ready.checks`), read when a clean review waits on them.
+    checks: Gate | None = None
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)

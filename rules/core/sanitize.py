@@ -80,3 +80,15 @@ def message(value: str, limit: int = 1000) -> str:
         pos = m.end()
     out.append(text(value[pos:], limit))
     return "".join(out)
+
+
+# An address a link may point at: https only, no spaces, quotes or characters that could end the link early.
+_SAFE_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::\d+)?(?:/[A-Za-z0-9._~%!$&'*+,;=:@/?#-]*)?")
+
+
+def link(label: str, url: str | None, limit: int = 100) -> str:
+    """Untrusted text as a link to url when url is a plain https address, else as inert text alone."""
+    shown = text(label, limit)
+    if url and len(url) <= 500 and _SAFE_URL.fullmatch(url) and "'" not in url:
+        return f"[{shown}]({url})"
+    return shown
