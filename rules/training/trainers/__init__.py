@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.core.models import StepValues
-from rules.training.trainers import axolotl, hf
+from rules.training.trainers import axolotl, hf, torchtune
 from rules.training.trainers.facts import Facts
 
 
@@ -28,6 +28,7 @@ class Format:
 
 FORMATS: tuple[Format, ...] = (
     Format(axolotl.NAME, axolotl.WORD, axolotl.detect, axolotl.derive),
+    Format(torchtune.NAME, torchtune.WORD, torchtune.detect, torchtune.derive),
     Format(hf.NAME, hf.WORD, hf.detect, hf.derive),
 )
 
