@@ -208,8 +208,6 @@ def test_no_yaml_json_or_toml_of_repositories_that_train_nothing_is_detected():
         {"per_device_train_batch_size": 8},
         # a batch size that is no integer
         {"per_device_train_batch_size": "8", "num_train_epochs": 1},
-        # LLaMA-Factory (HF keys, its own datasets and limits)
-        {"stage": "sft", "finetuning_type": "lora", "per_device_train_batch_size": 1, "num_train_epochs": 3},
         # micro_batch_size alone (Prime-RL, LLaMA-Factory v1) is no axolotl config
         {"micro_batch_size": 1, "global_batch_size": 8, "num_train_epochs": 3},
         ["per_device_train_batch_size", "micro_batch_size"],
@@ -217,6 +215,19 @@ def test_no_yaml_json_or_toml_of_repositories_that_train_nothing_is_detected():
 )
 def test_near_misses_are_not_detected(data):
     assert format_of(data) is None
+
+
+def test_a_llamafactory_config_is_not_read_as_an_hf_arguments_file():
+    """HF keys beside `stage` and `finetuning_type`: LLaMA-Factory's own datasets and limits decide N."""
+    data = {
+        "stage": "sft",
+        "finetuning_type": "lora",
+        "per_device_train_batch_size": 1,
+        "num_train_epochs": 3,
+    }
+    assert not hf.detect(data)
+    fmt = format_of(data)
+    assert fmt is not None and fmt.name == "llama-factory"
 
 
 # --- HF / TRL step math on the real recipes ---

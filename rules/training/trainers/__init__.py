@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.core.models import StepValues
-from rules.training.trainers import axolotl, hf, torchtune
+from rules.training.trainers import axolotl, hf, llamafactory, torchtune
 from rules.training.trainers.facts import Facts
 
 
@@ -29,6 +29,7 @@ class Format:
 FORMATS: tuple[Format, ...] = (
     Format(axolotl.NAME, axolotl.WORD, axolotl.detect, axolotl.derive),
     Format(torchtune.NAME, torchtune.WORD, torchtune.detect, torchtune.derive),
+    Format(llamafactory.NAME, llamafactory.WORD, llamafactory.detect, llamafactory.derive),
     Format(hf.NAME, hf.WORD, hf.detect, hf.derive),
 )
 
