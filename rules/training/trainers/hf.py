@@ -174,7 +174,7 @@ def derive_run(
     dataset: str | None,
     packing: bool,
     trainer: str | None = None,
-    notes: tuple[str, ...] = (),
+    extra_notes: tuple[str, ...] = (),
 ) -> StepValues:
     """The HF Trainer's run on `n` training examples (None: unknown; `dataset` names them, in backticks), for
     formats that hand their arguments to the Trainer (LLaMA-Factory) as well as for HF files."""
@@ -190,7 +190,7 @@ def derive_run(
         )
     max_steps = -1 if max_steps is None else max_steps
     w, world_note = facts.world()
-    notes = [world_note, *notes]
+    notes = [world_note, *extra_notes]
     scheduler = data.get("lr_scheduler_type", "linear")
     scheduler = scheduler if isinstance(scheduler, str) else "linear"
     pin = _deepspeed(data, facts, b, ga, notes)

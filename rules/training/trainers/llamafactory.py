@@ -89,7 +89,7 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     label = ", ".join(f"`{name}`" for name in (missing or names)) or None
     if stage == "ppo":
         return _ppo(data, facts, n, label, notes)
-    values = hf.derive_run(data, facts, n, label, packing, trainer=NAME, notes=tuple(notes))
+    values = hf.derive_run(data, facts, n, label, packing, trainer=NAME, extra_notes=tuple(notes))
     return values.model_copy(update={"seq_len": integer(data, "cutoff_len", None)})
 
 
@@ -106,6 +106,7 @@ def _ppo(
     batch = b * ga * buffer * w
     ppo_steps = max_steps if max_steps > 0 else (math.ceil(epochs * math.ceil(n / batch)) if n else None)
     what = f"examples of {label}" if label else "training examples"
+    count = str(ppo_steps) if ppo_steps is not None else f"ceil({shown(epochs)} × ceil(N / {batch}))"
     return StepValues(
         semantics=HF_EPOCH,
         trainer=NAME,
@@ -117,8 +118,8 @@ def _ppo(
         train_examples=n,
         epochs=epochs if max_steps <= 0 else None,
         formula=(
-            f"PPO steps = {ppo_steps if ppo_steps is not None else f'ceil({shown(epochs)} × ceil(N / {batch}))'}"
-            f", N = {what}; each PPO step makes `ppo_epochs` passes of optimizer updates over its batch"
+            f"PPO steps = {count}, N = {what}; "
+            "each PPO step makes `ppo_epochs` passes of optimizer updates over its batch"
         ),
         assumptions=(world_note, *notes, "stage `ppo`: the row counts PPO steps, not optimizer updates"),
     )
