@@ -227,11 +227,15 @@ def _review(
     )
 
 
+# Launch scripts' names (rules/training/trainers/launch.py `is_script_path`; not imported here, see below).
+SCRIPT_SUFFIXES = (".sh", ".bash")
+
+
 def _trainer_table(state: Review) -> tuple[ProfileMath, ...]:
-    """The trainer configs' step math. A trainer config is YAML or JSON, so a review that changes neither
-    (a hook's usual run) does not import the trainer formats at all."""
+    """The trainer configs' step math. A trainer config is YAML, JSON or a launch script, so a review that
+    changes none of them (a hook's usual run) does not import the trainer formats at all."""
     if not any(
-        formats.format_of(path) in ("yaml", "json")
+        formats.format_of(path) in ("yaml", "json") or path.endswith(SCRIPT_SUFFIXES)
         for f in state.changeset.files
         for path in (f.path, f.old_path)
         if path is not None
