@@ -202,8 +202,8 @@ def test_no_yaml_json_or_toml_of_repositories_that_train_nothing_is_detected():
         {"compute_environment": "LOCAL_MACHINE", "num_processes": 8, "mixed_precision": "bf16"},
         # torchtune recipe
         {"batch_size": 4, "epochs": 1, "max_steps_per_epoch": None, "gradient_accumulation_steps": 8},
-        # Lightning trainer
-        {"trainer": {"max_steps": 100, "accumulate_grad_batches": 4}},
+        # a Lightning-looking trainer section whose numbers are no integers
+        {"trainer": {"max_steps": "100", "accumulate_grad_batches": "4"}},
         # a batch size with no Trainer key beside it
         {"per_device_train_batch_size": 8},
         # a batch size that is no integer

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.core.models import StepValues
-from rules.training.trainers import axolotl, hf, llamafactory, openrlhf, torchtune, verl
+from rules.training.trainers import axolotl, hf, lightning, llamafactory, openrlhf, torchtune, verl
 from rules.training.trainers.facts import Facts
 
 
@@ -33,6 +33,8 @@ FORMATS: tuple[Format, ...] = (
     Format(llamafactory.NAME, (llamafactory.WORD,), llamafactory.detect, llamafactory.derive),
     Format(hf.NAME, (hf.WORD,), hf.detect, hf.derive),
     Format(verl.NAME, verl.WORDS, verl.detect, verl.derive),
+    Format(lightning.NEMO, lightning.WORDS, lightning.detect_nemo, lightning.derive_nemo),
+    Format(lightning.NAME, lightning.WORDS, lightning.detect, lightning.derive),
     Format(openrlhf.NAME, openrlhf.WORDS, openrlhf.detect, openrlhf.derive),
 )
 
