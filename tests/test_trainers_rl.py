@@ -270,6 +270,6 @@ def test_a_pr_raising_openrlhfs_samples_per_prompt_shows_the_row(make_repo, caps
 
 
 def test_the_engine_knows_launch_scripts_by_the_same_names():
-    from bot.review.engine import SCRIPT_SUFFIXES
+    from rules.training.ports import SCRIPT_SUFFIXES
 
     assert SCRIPT_SUFFIXES == launch.SUFFIXES

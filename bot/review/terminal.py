@@ -63,6 +63,9 @@ def profile_table(p: ProfileMath, paint: _Paint) -> list[str]:
     """One profile's derived values, base and head in aligned columns; a changed value is marked `*`."""
     where = one_line(p.path, 500) + (f":{p.line}" if p.line else "")
     title = f"{paint(where, 'bold')}  {one_line(p.name, 200)} ({KIND_LABELS.get(p.kind, 'config')})"
+    if p.ported_from:
+        source = KIND_LABELS.get(p.base_kind or "", "config")
+        title += f", ported from {one_line(p.ported_from, 500)} ({source})"
     rows = [("value", "base", "head", "")]
     for key, label in STEP_FIELDS:
         old, new = shown_value(p.base, key), shown_value(p.head, key)

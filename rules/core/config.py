@@ -143,6 +143,8 @@ class Training(Strict):
     datasets: dict[str, StrictInt] = Field(default_factory=dict)
     # Shell scripts: launch commands (verl's `key=value` overrides, OpenRLHF's flags), parsed, never run.
     globs: tuple[str, ...] = ("**/*.yaml", "**/*.yml", "**/*.json", "**/*.sh")
+    # A removed config's path -> the added config that continues its run (a port), where their names differ.
+    ports: dict[str, str] = Field(default_factory=dict)
     accelerate_globs: tuple[str, ...] = (
         "**/accelerate_configs/*.yaml",
         "**/accelerate_configs/*.yml",
