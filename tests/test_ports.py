@@ -175,19 +175,21 @@ def test_a_config_rewritten_in_place_for_another_trainer_is_a_unit_change(make_r
     )
 
 
-def _row(path: str, base: StepValues | None, head: StepValues | None) -> ProfileMath:
-    return ProfileMath(path=path, name=path.rsplit("/", 1)[-1], base=base, head=head, kind="axolotl")
+def _row(path: str, kind: str, removed: bool) -> ProfileMath:
+    v = StepValues(semantics="hf-epoch", trainer=kind, optimizer_steps=3)
+    base, head = (v, None) if removed else (None, v)
+    return ProfileMath(path=path, name=path.rsplit("/", 1)[-1], base=base, head=head, kind=kind)
 
 
 @pytest.mark.parametrize(
-    "paths, rows_out",
+    "added, rows_out",
     [
-        (("a/run.yml", "b/run.yaml"), 1),  # one removed, one added, same name: one row
-        (("a/run.yml", "b/run.yaml", "c/run.yaml"), 3),  # two added of that name: ambiguous, no join
-        (("a/run.yml", "b/other.yaml"), 2),  # different names
+        ((("b/run.yaml", "torchtune"),), 1),  # one removed, one added, same name: one row
+        ((("b/run.yaml", "torchtune"), ("c/run.yaml", "torchtune")), 3),  # two of that name: ambiguous
+        ((("b/other.yaml", "torchtune"),), 2),  # different names
+        ((("b/run.yaml", "axolotl"),), 2),  # the same format elsewhere: a new run, not a port
     ],
 )
-def test_join_ports_pairs_only_unambiguous_names(paths, rows_out):
-    v = StepValues(semantics="hf-epoch", trainer="axolotl", optimizer_steps=3)
-    rows = (_row(paths[0], v, None), *(_row(p, None, v) for p in paths[1:]))
+def test_join_ports_pairs_only_unambiguous_names_of_another_format(added, rows_out):
+    rows = (_row("a/run.yml", "axolotl", True), *(_row(path, kind, False) for path, kind in added))
     assert len(join_ports(rows, {})) == rows_out

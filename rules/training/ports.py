@@ -3,8 +3,9 @@ config of another (or of the same) trainer is added for it is one row, base from
 head from the added one, so its examples and updates read base -> head like any change.
 
 A removed and an added row are the same run when `.github/bot.yml` says so (`training.ports`, removed path
--> added path), else when they are the only removed and added rows of the same name: the file name without
-its extension (`mobile300.yaml` -> `mobile300.toml`), or a profile's own name.
+-> added path), else when they are the only removed and added rows of the same name (the file name without
+its extension, `mobile300.yaml` -> `mobile300.toml`, or a profile's own name) and of another format: a
+profile of the same kind and trainer under the same name elsewhere is a new run (pairing.py pairs moves).
 """
 
 from __future__ import annotations
@@ -76,9 +77,12 @@ def join_ports(rows: tuple[ProfileMath, ...], configured: Mapping[str, str]) -> 
                 fresh[key].append(new)
     for key, olds in sorted(names.items()):
         news = fresh.get(key, [])
-        if len(olds) == 1 and len(news) == 1 and id(olds[0]) not in used and id(news[0]) not in pairs:
-            pairs[id(news[0])] = olds[0]
-            used.add(id(olds[0]))
+        if len(olds) != 1 or len(news) != 1 or id(olds[0]) in used or id(news[0]) in pairs:
+            continue
+        if _same_format(olds[0], news[0]):
+            continue  # the same kind of config under another name is a new run, not a port
+        pairs[id(news[0])] = olds[0]
+        used.add(id(olds[0]))
     out = []
     for row in rows:
         if id(row) in used:
@@ -86,6 +90,11 @@ def join_ports(rows: tuple[ProfileMath, ...], configured: Mapping[str, str]) -> 
         old = pairs.get(id(row))
         out.append(_joined(old, row) if old is not None else row)
     return tuple(out)
+
+
+def _same_format(old: ProfileMath, new: ProfileMath) -> bool:
+    assert old.base is not None and new.head is not None
+    return old.kind == new.kind and old.base.trainer == new.head.trainer
 
 
 def _joined(old: ProfileMath, new: ProfileMath) -> ProfileMath:

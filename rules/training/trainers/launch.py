@@ -32,15 +32,17 @@ _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
 
 def _lines(text: str) -> list[str]:
-    out, current = [], ""
+    out: list[str] = []
+    current: list[str] = []
     for raw in text.splitlines()[:MAX_LINES]:
-        if raw.rstrip().endswith("\\"):
-            current += raw.rstrip()[:-1] + " "
+        stripped = raw.rstrip()
+        if stripped.endswith("\\"):
+            current.append(stripped[:-1] + " ")
             continue
-        out.append(current + raw)
-        current = ""
+        out.append("".join(current) + raw)
+        current = []
     if current:
-        out.append(current)
+        out.append("".join(current))
     return out
 
 
