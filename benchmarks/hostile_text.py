@@ -48,6 +48,7 @@ from rules.testcode.changelog import Entry, added_entries, section_kind
 from rules.testcode.regression_evidence import _IMPORT, pr_evidence, validation_test
 from rules.training.claims import claims
 from rules.training.profiles import ProfileError, parse_profiles
+from rules.training.trainers import launch, verl
 from rules.training.trainers.facts import transformers_from
 
 BASE, HEAD = "b" * 40, "c" * 40
@@ -375,6 +376,11 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
     "test-file-imports": lambda t: list(_IMPORT.finditer(t)),
     "profile-file": _profile,
     "transformers-pins": lambda t: transformers_from({"requirements.txt": t, "uv.lock": t}),
+    # A launch script (verl's overrides, OpenRLHF's flags), and a verl YAML value naming another key.
+    "launch-script": launch.parse,
+    "verl-yaml-reference": lambda t: verl.settings(
+        {"data": {"train_batch_size": t}, "actor_rollout_ref": {"a": t}}
+    ),
     "comment-commands": lambda t: parse_commands(t, "bot"),
     "artifact": _artifact,
     "diff-reader": _diff,
@@ -435,6 +441,7 @@ NOT_RUN_HERE = {
     "rules.agents_md.reader._MAY_SKIP": "anchored match on one relaxation a clause matched",
     "rules.agents_md.trunk._TARGET": "on one rule sentence",
     "rules.agents_md.trunk._TRUNK_NAMES": "on one rule sentence",
+    "rules.training.trainers.launch._OPTION": "anchored, no quantifier: the first two characters of a word",
 }
 
 

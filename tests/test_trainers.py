@@ -15,7 +15,7 @@ from bot.cli.main import main
 from rules.core import formats
 from rules.core.config import Config
 from rules.training.primerl import looks_like_prime_rl
-from rules.training.trainers import axolotl, format_of, hf
+from rules.training.trainers import axolotl, format_of, hf, launch
 from rules.training.trainers.facts import Facts, transformers_from, world_from_accelerate
 from rules.training.trainers.keys import TrainerConfigError
 
@@ -170,11 +170,17 @@ def _ordinary_files() -> list[Path]:
 
 def test_no_yaml_json_or_toml_of_repositories_that_train_nothing_is_detected():
     """Workflows, compose files, Ansible role defaults, benchmark load configs, OpenAPI fixtures, pyproject
-    and tool TOML ... of ten real repositories and this one: no trainer format and no Prime-RL shape."""
+    and tool TOML, shell scripts ... of ten real repositories and this one: no trainer format and no
+    Prime-RL shape."""
     parsed: dict[str, int] = {}
-    tomls = 0
+    tomls = scripts = 0
     for path in _ordinary_files():
         fmt = formats.format_of(path.name)
+        if launch.is_script_path(path.name):
+            # shell scripts (CI helpers, install scripts): parsed as launch commands, never run
+            scripts += 1
+            assert format_of(launch.parse(path.read_text(encoding="utf-8"))) is None, path
+            continue
         if fmt is None:
             continue
         try:
@@ -191,6 +197,7 @@ def test_no_yaml_json_or_toml_of_repositories_that_train_nothing_is_detected():
             assert format_of(data) is None, path
     # the check ran over the whole corpus, TOML included, not over a handful of files
     assert len(parsed) >= 11 and min(parsed.values()) >= 2 and sum(parsed.values()) >= 130 and tomls >= 10
+    assert scripts >= 15
 
 
 @pytest.mark.parametrize(
@@ -202,14 +209,12 @@ def test_no_yaml_json_or_toml_of_repositories_that_train_nothing_is_detected():
         {"compute_environment": "LOCAL_MACHINE", "num_processes": 8, "mixed_precision": "bf16"},
         # torchtune recipe
         {"batch_size": 4, "epochs": 1, "max_steps_per_epoch": None, "gradient_accumulation_steps": 8},
-        # Lightning trainer
-        {"trainer": {"max_steps": 100, "accumulate_grad_batches": 4}},
+        # a Lightning-looking trainer section whose numbers are no integers
+        {"trainer": {"max_steps": "100", "accumulate_grad_batches": "4"}},
         # a batch size with no Trainer key beside it
         {"per_device_train_batch_size": 8},
         # a batch size that is no integer
         {"per_device_train_batch_size": "8", "num_train_epochs": 1},
-        # LLaMA-Factory (HF keys, its own datasets and limits)
-        {"stage": "sft", "finetuning_type": "lora", "per_device_train_batch_size": 1, "num_train_epochs": 3},
         # micro_batch_size alone (Prime-RL, LLaMA-Factory v1) is no axolotl config
         {"micro_batch_size": 1, "global_batch_size": 8, "num_train_epochs": 3},
         ["per_device_train_batch_size", "micro_batch_size"],
@@ -217,6 +222,19 @@ def test_no_yaml_json_or_toml_of_repositories_that_train_nothing_is_detected():
 )
 def test_near_misses_are_not_detected(data):
     assert format_of(data) is None
+
+
+def test_a_llamafactory_config_is_not_read_as_an_hf_arguments_file():
+    """HF keys beside `stage` and `finetuning_type`: LLaMA-Factory's own datasets and limits decide N."""
+    data = {
+        "stage": "sft",
+        "finetuning_type": "lora",
+        "per_device_train_batch_size": 1,
+        "num_train_epochs": 3,
+    }
+    assert not hf.detect(data)
+    fmt = format_of(data)
+    assert fmt is not None and fmt.name == "llama-factory"
 
 
 # --- HF / TRL step math on the real recipes ---

@@ -10,7 +10,7 @@ from typing import NamedTuple
 from bot.git.gcpause import paused
 from rules.agents_md.reader import load_policy, warm
 from rules.catalog import REGISTRY
-from rules.core import formats, globs
+from rules.core import globs
 from rules.core.base import Context, Review, Rule, Statement
 from rules.core.config import CONFIG_PATH, Config, ConfigError, ConfigProblem, load_config
 from rules.core.models import (
@@ -18,7 +18,6 @@ from rules.core.models import (
     Coverage,
     FileStatus,
     Finding,
-    ProfileMath,
     Report,
     Severity,
     SourceFailure,
@@ -27,7 +26,8 @@ from rules.core.models import (
 )
 from rules.testcode.testfiles import is_test_path
 from rules.testcode.waivers import apply_waivers
-from rules.training.profiles import profile_searches, profile_table
+from rules.training.ports import step_rows
+from rules.training.profiles import profile_searches
 
 
 def read_config(changeset: ChangeSet, path: str = CONFIG_PATH) -> tuple[Config, tuple[ConfigProblem, ...]]:
@@ -209,7 +209,7 @@ def _review(
         verdict=verdict,
         labels=labels_for(verdict, config),
         findings=tuple(findings),
-        profiles=profile_table(state) + _trainer_table(state),
+        profiles=step_rows(state),
         waivers=tuple(waivers),
         notes=(*notes, incomplete_note(incomplete)) if incomplete else notes,
         incomplete=incomplete,
@@ -225,18 +225,3 @@ def _review(
         head_sha=changeset.head_sha,
         pr_number=changeset.pr.number,
     )
-
-
-def _trainer_table(state: Review) -> tuple[ProfileMath, ...]:
-    """The trainer configs' step math. A trainer config is YAML or JSON, so a review that changes neither
-    (a hook's usual run) does not import the trainer formats at all."""
-    if not any(
-        formats.format_of(path) in ("yaml", "json")
-        for f in state.changeset.files
-        for path in (f.path, f.old_path)
-        if path is not None
-    ):
-        return ()
-    from rules.training.trainers.table import trainer_table
-
-    return trainer_table(state)

@@ -88,6 +88,21 @@ MAX_VERIFICATIONS = 50
 # Caps that keep a pull request touching hundreds of profiles readable (the rest is in the Report JSON).
 MAX_SUMMARY_ROWS = 50
 MAX_SAME_NAMES = 20
+# How a step-math row names the kind of file it came from (ProfileMath.kind), in every output.
+KIND_LABELS = {
+    "prime-rl": "Prime-RL config",
+    "python": "Python literal",
+    "profile": "profile",
+    "hf-trainer": "HF TrainingArguments config",
+    "axolotl": "axolotl config",
+    "torchtune": "torchtune recipe config",
+    "llama-factory": "LLaMA-Factory config",
+    "verl": "verl launch script",
+    "verl-yaml": "verl config",
+    "openrlhf": "OpenRLHF launch script",
+    "lightning": "Lightning trainer config",
+    "nemo": "NeMo Megatron config",
+}
 
 
 @lru_cache(maxsize=1)
@@ -106,6 +121,7 @@ def _env() -> jinja2.Environment:
     env.filters["text"] = sanitize.text
     env.filters["code"] = sanitize.code
     env.filters["message"] = sanitize.message
+    env.globals["kind_labels"] = KIND_LABELS
     return env
 
 

@@ -8,7 +8,7 @@ is markdown: no escapes, no HTML, no word joiners, so what is copied from the te
 
 from __future__ import annotations
 
-from bot.review.render import STEP_FIELDS, shown_value
+from bot.review.render import KIND_LABELS, STEP_FIELDS, shown_value
 from rules.core.models import Finding, ProfileMath, Report, Severity
 from rules.core.sanitize import one_line
 
@@ -21,13 +21,6 @@ _STYLES = {
     "dim": "\033[2m",
     "ready": "\033[32m",  # green
     "needs-work": "\033[31m",
-}
-_KINDS = {
-    "prime-rl": "Prime-RL config",
-    "python": "Python literal",
-    "profile": "profile",
-    "hf-trainer": "HF TrainingArguments config",
-    "axolotl": "axolotl config",
 }
 # A pull request's own text, shown in full up to this length (the Report JSON has the rest).
 _MESSAGE_LIMIT = 2000
@@ -69,7 +62,10 @@ def _value(value: object) -> str:
 def profile_table(p: ProfileMath, paint: _Paint) -> list[str]:
     """One profile's derived values, base and head in aligned columns; a changed value is marked `*`."""
     where = one_line(p.path, 500) + (f":{p.line}" if p.line else "")
-    title = f"{paint(where, 'bold')}  {one_line(p.name, 200)} ({_KINDS.get(p.kind, 'config')})"
+    title = f"{paint(where, 'bold')}  {one_line(p.name, 200)} ({KIND_LABELS.get(p.kind, 'config')})"
+    if p.ported_from:
+        source = KIND_LABELS.get(p.base_kind or "", "config")
+        title += f", ported from {one_line(p.ported_from, 500)} ({source})"
     rows = [("value", "base", "head", "")]
     for key, label in STEP_FIELDS:
         old, new = shown_value(p.base, key), shown_value(p.head, key)

@@ -157,13 +157,17 @@ class Verify(Strict):
 
 class Training(Strict):
     """What trainer configs cannot say about a run: its world size and its datasets' sizes; and where the
-    bot looks for trainer configs (HF TrainingArguments/TRL YAML, axolotl) and accelerate configs."""
+    bot looks for trainer configs (HF TrainingArguments/TRL, axolotl, torchtune, LLaMA-Factory YAML; verl and
+    OpenRLHF launch scripts) and accelerate configs."""
 
     # Data-parallel processes; unset: an agreeing accelerate config's `num_processes`, else 1 assumed.
     world_size: PositiveInt | None = None
     # A dataset as a config names it (hub id or path) -> its number of training examples.
     datasets: dict[str, StrictInt] = Field(default_factory=dict)
-    globs: tuple[str, ...] = ("**/*.yaml", "**/*.yml", "**/*.json")
+    # Shell scripts: launch commands (verl's `key=value` overrides, OpenRLHF's flags), parsed, never run.
+    globs: tuple[str, ...] = ("**/*.yaml", "**/*.yml", "**/*.json", "**/*.sh")
+    # A removed config's path -> the added config that continues its run (a port), where their names differ.
+    ports: dict[str, str] = Field(default_factory=dict)
     accelerate_globs: tuple[str, ...] = (
         "**/accelerate_configs/*.yaml",
         "**/accelerate_configs/*.yml",

@@ -464,6 +464,9 @@ class ProfileMath(Frozen):
     changed: tuple[str, ...] = ()
     # The format of the head side (else the base side): see StepValues.trainer.
     trainer: str | None = None
+    # A port (rules/training/ports.py): the removed config the base side comes from, and its kind.
+    ported_from: str | None = None
+    base_kind: str | None = None
 
 
 class Coverage(Frozen):

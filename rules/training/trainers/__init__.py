@@ -1,18 +1,19 @@
 """Trainer config formats: one pure module per trainer, each with `detect(data)` and `derive(data, facts)`.
 
-A changed YAML or JSON file under `training.globs` is read when it holds one of the formats' words, and is
+A changed YAML, JSON or shell file under `training.globs` is read when it holds one of the formats' words
+(a shell script is parsed into its commands' overrides and flags, rules/training/trainers/launch.py), and is
 a trainer config only when one format recognises its shape (rules/training/trainers/table.py builds the
 review's rows). Order matters: the first format that recognises a file derives it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from rules.core.models import StepValues
-from rules.training.trainers import axolotl, hf
+from rules.training.trainers import axolotl, hf, lightning, llamafactory, openrlhf, torchtune, verl
 from rules.training.trainers.facts import Facts
 
 
@@ -21,14 +22,20 @@ class Format:
     """One trainer's config format."""
 
     name: str
-    word: str  # a file without it is never this format (tested before parsing)
+    words: tuple[str, ...]  # a file with none of them is never this format (tested before parsing)
     detect: Callable[[Any], bool]
-    derive: Callable[[Mapping[str, Any], Facts], StepValues]
+    derive: Callable[[Any, Facts], StepValues]
 
 
 FORMATS: tuple[Format, ...] = (
-    Format(axolotl.NAME, axolotl.WORD, axolotl.detect, axolotl.derive),
-    Format(hf.NAME, hf.WORD, hf.detect, hf.derive),
+    Format(axolotl.NAME, (axolotl.WORD,), axolotl.detect, axolotl.derive),
+    Format(torchtune.NAME, (torchtune.WORD,), torchtune.detect, torchtune.derive),
+    Format(llamafactory.NAME, (llamafactory.WORD,), llamafactory.detect, llamafactory.derive),
+    Format(hf.NAME, (hf.WORD,), hf.detect, hf.derive),
+    Format(verl.NAME, verl.WORDS, verl.detect, verl.derive),
+    Format(lightning.NEMO, lightning.WORDS, lightning.detect_nemo, lightning.derive_nemo),
+    Format(lightning.NAME, lightning.WORDS, lightning.detect, lightning.derive),
+    Format(openrlhf.NAME, openrlhf.WORDS, openrlhf.detect, openrlhf.derive),
 )
 
 
@@ -39,4 +46,8 @@ def format_of(data: Any) -> Format | None:
 
 def may_hold(text: str) -> bool:
     """Whether a file's text holds a word of some format: the others need no parsing."""
-    return any(f.word in text for f in FORMATS)
+    return any(word in text for word in WORDS)
+
+
+# Every format's words, for `git grep` and may_hold.
+WORDS: tuple[str, ...] = tuple(dict.fromkeys(w for f in FORMATS for w in f.words))

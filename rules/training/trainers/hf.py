@@ -162,6 +162,22 @@ def _epochs(steps: int | None, ep: hfloop.Epoch | None, ga: int, configured: flo
 
 def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     """The run an HF arguments file describes; raises TrainerConfigError for values the Trainer refuses."""
+    dataset = _dataset(data)
+    n = facts.datasets.get(dataset) if dataset else None
+    return derive_run(data, facts, n, f"`{dataset}`" if dataset else None, flag(data, "packing"))
+
+
+def derive_run(
+    data: Mapping[str, Any],
+    facts: Facts,
+    n: int | None,
+    dataset: str | None,
+    packing: bool,
+    trainer: str | None = None,
+    extra_notes: tuple[str, ...] = (),
+) -> StepValues:
+    """The HF Trainer's run on `n` training examples (None: unknown; `dataset` names them, in backticks), for
+    formats that hand their arguments to the Trainer (LLaMA-Factory) as well as for HF files."""
     b = positive(WORD, integer(data, WORD, 8) or 0)
     ga = positive("gradient_accumulation_steps", integer(data, "gradient_accumulation_steps", 1) or 0)
     epochs = number(data, "num_train_epochs", 3.0) or 0.0
@@ -174,7 +190,7 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
         )
     max_steps = -1 if max_steps is None else max_steps
     w, world_note = facts.world()
-    notes = [world_note]
+    notes = [world_note, *extra_notes]
     scheduler = data.get("lr_scheduler_type", "linear")
     scheduler = scheduler if isinstance(scheduler, str) else "linear"
     pin = _deepspeed(data, facts, b, ga, notes)
@@ -190,7 +206,7 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
         scheduler = pin.scheduler
     common: dict[str, Any] = {
         "semantics": HF_EPOCH,
-        "trainer": trainer_of(data),
+        "trainer": trainer or trainer_of(data),
         "batch_size": b * ga * w,
         "micro_batch_size": b,
         "world_size": w,
@@ -201,9 +217,6 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     }
     if common["trainer"] == GRPO:
         return _grpo(data, facts, common, epochs, max_steps, notes)
-    dataset = _dataset(data)
-    n = facts.datasets.get(dataset) if dataset else None
-    packing = flag(data, "packing")
     if packing:
         notes.append("packing: examples are packed into rows of max_length tokens, so counts are estimates")
     version, release = facts.release()
@@ -217,9 +230,9 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
         formula = None
     else:
         steps = None
-        what = f"examples of `{dataset}`" if dataset else "training examples"
+        what = f"examples of {dataset}" if dataset else "training examples"
         formula = f"S = ceil({shown(epochs)} × ceil(ceil(N / {b * w}) / {ga})), N = {what}"
-        notes.append(f"add {('`' + dataset + '`') if dataset else 'the dataset'} to `training.datasets`")
+        notes.append(f"add {dataset or 'the dataset'} to `training.datasets`")
     examples: int | None = None
     estimate = packing
     if steps is not None and ep is not None:
@@ -259,4 +272,4 @@ def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
     )
 
 
-__all__ = ["GRPO", "NAME", "WORD", "TrainerConfigError", "derive", "detect", "trainer_of"]
+__all__ = ["GRPO", "NAME", "WORD", "TrainerConfigError", "derive", "derive_run", "detect", "trainer_of"]

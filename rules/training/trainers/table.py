@@ -11,7 +11,7 @@ from rules.core import formats, globs
 from rules.core.base import Review
 from rules.core.models import ProfileMath, StepValues, UnreadableFile
 from rules.training.pairing import Pair, file_pairs
-from rules.training.trainers import FORMATS, Format, format_of, may_hold
+from rules.training.trainers import WORDS, Format, format_of, launch, may_hold
 from rules.training.trainers.facts import (
     Facts,
     is_requirements_file,
@@ -29,7 +29,9 @@ MAX_DEPENDENT_SCAN = 2000
 
 
 def _candidate(review: Review, path: str | None) -> bool:
-    if path is None or formats.format_of(path) not in ("yaml", "json"):
+    if path is None:
+        return False
+    if formats.format_of(path) not in ("yaml", "json") and not launch.is_script_path(path):
         return False
     if globs.match(path, review.config.profiles.globs):
         return False  # a compat profile: rules/training/profiles.py reads it
@@ -87,7 +89,7 @@ def _side(
     if text is None or len(text) > MAX_TRAINER_BYTES or not may_hold(text):
         return None, None, None
     try:
-        data = formats.load(text, formats.format_of(path) or "yaml")
+        data = _parse(path, text)
     except formats.FormatError as exc:
         return None, None, f"cannot be parsed: {exc}"
     fmt = format_of(data)
@@ -101,6 +103,13 @@ def _side(
         return fmt, fmt.derive(data, known), None
     except TrainerConfigError as exc:
         return fmt, None, str(exc)
+
+
+def _parse(path: str, text: str) -> object:
+    """A config parsed as its format; a launch script into its commands' overrides and flags (never run)."""
+    if launch.is_script_path(path):
+        return launch.parse(text)
+    return formats.load(text, formats.format_of(path) or "yaml")
 
 
 def _deepspeed_config(
@@ -141,7 +150,7 @@ def trainer_table(review: Review) -> tuple[ProfileMath, ...]:
         )
         pairs = file_pairs(cs, candidates)
         # Only files holding a format's word are read at all (`git grep` locally), and those in one go.
-        words = tuple(f.word for f in FORMATS)
+        words = WORDS
         holders = {}
         for head, rev in ((False, cs.base_sha), (True, cs.head_sha)):
             paths = [p for p in (pair.head if head else pair.base for pair in pairs) if p is not None]
