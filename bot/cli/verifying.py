@@ -14,7 +14,8 @@ from bot.verify.runner import Limits, Plan, command_of, verify
 from rules.catalog import REGISTRY
 from rules.core.base import Review
 from rules.core.config import Config, ConfigError, load_config
-from rules.core.models import ChangeSet, Report
+from rules.core.models import ChangeSet
+from rules.core.verification import Verification
 from rules.testcode.verify_select import added_names, test_files, tests_to_verify
 
 
@@ -45,14 +46,13 @@ def _config(changeset: ChangeSet, path: str, config_file: bytes | None) -> Confi
 
 
 def run(
-    report: Report,
     changeset: ChangeSet,
     top: Path,
     args: argparse.Namespace,
     config_path: str,
     config_file: bytes | None,
-) -> Report:
-    """The report with each new or changed test's verification."""
+) -> tuple[Verification, ...]:
+    """Each new or changed test's verification: run before the review, whose rules read them."""
     saved = stored_credentials(top)
     if saved:
         raise UsageError(
@@ -64,7 +64,7 @@ def run(
     plan = Plan(tests=tests_to_verify(review), files=test_files(review), added=added_names(review))
     if not plan.tests:
         print("bot: --verify-tests: the change adds or edits no test to run", file=sys.stderr)
-        return report
+        return ()
     try:
         command = command_of(args.verify_command or config.verify.command)
     except ValueError as exc:
@@ -74,7 +74,7 @@ def run(
         total=args.verify_total_timeout or config.verify.total_timeout,
     )
     reader = changeset.reader
-    found = verify(
+    return verify(
         top,
         plan,
         base=changeset.base_sha,
@@ -84,4 +84,3 @@ def run(
         limits=limits,
         head=None if args.head is None else changeset.head_sha,
     )
-    return report.model_copy(update={"verifications": found})

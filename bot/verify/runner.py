@@ -218,6 +218,7 @@ def verify(
                 reason=reason,
                 head=head_run,
                 base=base_run,
+                line=t.line,
             )
         )
     return tuple(out)
