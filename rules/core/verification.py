@@ -62,6 +62,23 @@ class Verification(_Frozen):
         return ".".join(self.node_id.split("::")[1:])
 
 
+# How each outcome reads in one line of plain text (annotations, rdjson).
+_LABELS = {
+    Outcome.REPRODUCES: "reproduces",
+    Outcome.DOES_NOT_REPRODUCE: "does not reproduce",
+    Outcome.BROKEN: "broken",
+    Outcome.NEW_API: "new API",
+    Outcome.NOT_RUN: "not run",
+}
+REPORTED = "reported by the pull request's own job"
+
+
+def outcome_label(v: Verification) -> str:
+    """`Verified test reproduces`, and who says so where it is not this run."""
+    said = f"Verified test {_LABELS[v.outcome]}"
+    return f"{said} ({REPORTED})" if v.reported else said
+
+
 def trusted(verifications: tuple[Verification, ...]) -> tuple[Verification, ...]:
     """The outcomes this run measured itself: what rules and the verdict may rely on."""
     return tuple(v for v in verifications if not v.reported)
