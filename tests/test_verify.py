@@ -489,7 +489,8 @@ def test_a_changed_conftest_goes_into_the_base_copy(make_repo, capsys) -> None:
         "tiny/__init__.py": FIXED,
         "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef word():\n    return 'a b'\n",
         "tests/test_word.py": (
-            "from tiny import slug\n\n\ndef test_word(word):\n    assert slug(word) == word.replace(' ', '-')\n"
+            "from tiny import slug\n\n\n"
+            "def test_word(word):\n    assert slug(word) == word.replace(' ', '-')\n"
         ),
     }
     found = _verify(make_repo(base, head), capsys)
