@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
 from bot.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PYTEST = f"{sys.executable} -m pytest"
 
@@ -149,3 +152,30 @@ def test_a_regression_test_that_reproduces_and_names_its_pr_passes(make_repo, ca
     code, report = _verified(repo, capsys)
     assert [v["outcome"] for v in report["verifications"]] == ["reproduces"]
     assert report["findings"] == [] and report["verdict"] == "ready" and code == 0
+
+
+def _shown(doc: str, command: str) -> list[str]:
+    """The lines of the ```text block of doc that starts with `$ command`."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    return text.split(f"```text\n$ {command}\n", 1)[1].split("```", 1)[0].splitlines()
+
+
+def test_the_bundled_example_shows_both_outcomes_as_documented(capsys) -> None:
+    # The example's tests really run (with this Python's pytest): the docs show the output byte for byte.
+    code = main(["example", "partial-batch", "--format", "text"])
+    real = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert _shown("docs/verify.md", "bot example partial-batch") == real
+    assert any(line.lstrip().startswith("reproduces ") for line in real)
+    assert any(line.lstrip().startswith("does not reproduce ") for line in real)
+    for line in _shown("README.md", "bot example partial-batch"):  # abridged: `[...]` for a message's middle
+        head, _, tail = line.partition(" [...] ")
+        assert any(r.startswith(head) and r.endswith(tail) for r in real), line
+
+
+def test_the_example_runs_no_test_where_a_write_token_is_set(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_example")
+    main(["example", "partial-batch", "--format", "json"])
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["verifications"] == []
+    assert "tests were not run" in captured.err and "GITHUB_TOKEN" in captured.err

@@ -490,7 +490,7 @@ def _local_head(top: Path, args: argparse.Namespace) -> Iterator[tuple[str | Non
 def cmd_example(args: argparse.Namespace) -> int:
     import tempfile
 
-    from bot.cli.examples import materialize
+    from bot.cli.examples import materialize, runs_tests
     from bot.review.engine import review
 
     if args.path is None:
@@ -501,7 +501,12 @@ def cmd_example(args: argparse.Namespace) -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="bot-example-") as tmp:
         changeset = materialize(args.path, Path(tmp))
-        return _emit(review(changeset), args.format, args.fail_level, args.output)
+        verified: tuple = ()
+        if runs_tests(args.path):  # the example asks for its tests to be run (`--verify-tests`)
+            from bot.cli import verifying
+
+            verified = verifying.example(changeset, Path(tmp) / "repo")
+        return _emit(review(changeset, verifications=verified), args.format, args.fail_level, args.output)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
