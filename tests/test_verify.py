@@ -549,3 +549,24 @@ def test_a_unittest_class_based_test(make_repo, capsys) -> None:
         "tests/test_unit.py::SlugTest::test_dash": "reproduces",
         "tests/test_unit.py::SlugTest::test_lower": "does-not-reproduce",
     }
+
+
+def test_a_fixture_using_the_pytest_cache_runs_and_writes_nothing_into_the_checkout(
+    make_repo, capsys
+) -> None:
+    # werkzeug's dev_server fixture keeps state in `config.cache`: with the cache plugin off it failed at
+    # setup ("'Config' object has no attribute 'cache'"); the cache lives in a temporary folder instead.
+    conftest = (
+        "import pytest\n\n\n@pytest.fixture\ndef remembered(request):\n"
+        "    request.config.cache.set('bot/seen', 1)\n    return request.config.cache.get('bot/seen', 0)\n"
+    )
+    tests = (
+        "from tiny import slug\n\n\n"
+        "def test_dash(remembered):\n    assert slug('a b') == 'a-b' and remembered\n"
+    )
+    repo = make_repo(
+        BASE, {"tiny/__init__.py": FIXED, "tests/conftest.py": conftest, "tests/test_c.py": tests}
+    )
+    found = _verify(repo, capsys)
+    assert found["tests/test_c.py::test_dash"]["outcome"] == "reproduces"
+    assert not (repo.path / ".pytest_cache").exists()
