@@ -8,7 +8,7 @@ from typing import Any
 from rules.agents_md import trunk
 from rules.botconfig import invalid_config
 from rules.core.base import Rule
-from rules.testcode import regression_reference, rewritten_expectation, tautological, waivers
+from rules.testcode import regression_reference, reproduction, rewritten_expectation, tautological, waivers
 from rules.training import batch, claims, exposure, scheduler, step_values, units
 
 # The values of the options of AGT001 and AGT003, so that `.github/bot.yml` is checked against them (a BOT001
@@ -32,6 +32,7 @@ REGISTRY: dict[str, Rule] = {
             tautological.RULE,
             rewritten_expectation.RULE,
             trunk.RULE,
+            reproduction.RULE,
             invalid_config.RULE,
             waivers.RULE,
             step_values.RULE,

@@ -115,11 +115,7 @@ def test_explain_json_lists_every_sentence_with_what_it_does(make_repo, capsys):
     assert by_line[1]["status"] == "heading"
     assert by_line[3]["file"] == "CLAUDE.md" and by_line[3]["text"].startswith("**Never weaken tests**")
     assert by_line[3]["status"] == "understood" and [o["rule"] for o in by_line[3]["on"]] == ["AGT003"]
-    assert (
-        by_line[4]["status"] == "known"
-        and by_line[4]["known"] == ["fail-without-fix"]
-        and not by_line[4]["on"]
-    )
+    assert by_line[4]["status"] == "understood" and [o["rule"] for o in by_line[4]["on"]] == ["AGT005"]
     assert by_line[5]["status"] == "not understood"
     assert by_line[6]["off"] == [
         {"rule": "AGT002", "scopes": ["legacy"], "overruled_by": None, "rule_is_on": False}

@@ -134,7 +134,7 @@ def test_an_unknown_example_lists_the_bundled_ones(tmp_path, monkeypatch, capsys
     monkeypatch.chdir(tmp_path)
     assert main(["example", "mobile3000"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "bot: no example called `mobile3000`; bundled examples: linear-scheduler, mobile300"
+        "bot: no example called `mobile3000`; bundled examples: linear-scheduler, mobile300, partial-batch"
     )
 
 

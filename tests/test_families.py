@@ -114,9 +114,9 @@ def test_test_strength_near_misses_turn_nothing_on(sentence):
         "Make sure the test FAILS on the unpatched code.",
     ],
 )
-def test_fail_without_fix_is_known_and_turns_nothing_on(sentence):
+def test_fail_without_fix_turns_on_agt005(sentence):
     on, off, known = _read(sentence)
-    assert known == ("fail-without-fix",) and on == () and off == ()
+    assert on == ("AGT005",) and off == () and known == ()
     assert RECOGNISER.read(1, sentence).understood
 
 
@@ -125,7 +125,7 @@ def test_fail_without_fix_is_known_and_turns_nothing_on(sentence):
     ["Tests must pass before you push.", "If a test fails, read its output.", "CI fails on lint errors."],
 )
 def test_failing_in_general_is_not_the_fail_without_fix_family(sentence):
-    assert _read(sentence)[2] == ()
+    assert "AGT005" not in _read(sentence)[0]
 
 
 @pytest.mark.parametrize(
@@ -236,4 +236,4 @@ def test_more_common_phrasings(sentence, effect):
     ],
 )
 def test_more_fail_without_fix_phrasings(sentence):
-    assert _read(sentence)[2] == ("fail-without-fix",)
+    assert _read(sentence)[0] == ("AGT005",)

@@ -479,3 +479,94 @@ def test_ctrl_c_during_the_runs_kills_them_and_leaves_no_checkout_behind(make_re
     assert marker.exists()  # the base side's test was running when Ctrl-C came
     assert not _alive(int(marker.read_text()))
     assert worktrees(repo.path, GIT_ENV) == (str(repo.path),)
+
+
+def test_a_changed_conftest_goes_into_the_base_copy(make_repo, capsys) -> None:
+    # The fixture the new test reads changes with the PR: with the base's conftest.py the test would pass on
+    # the base code (no space to turn into a dash); with the head's it fails there, as it must.
+    base = {**BASE, "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef word():\n    return 'ab'\n"}
+    head = {
+        "tiny/__init__.py": FIXED,
+        "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef word():\n    return 'a b'\n",
+        "tests/test_word.py": (
+            "from tiny import slug\n\n\n"
+            "def test_word(word):\n    assert slug(word) == word.replace(' ', '-')\n"
+        ),
+    }
+    found = _verify(make_repo(base, head), capsys)
+    assert {n: v["outcome"] for n, v in found.items()} == {"tests/test_word.py::test_word": "reproduces"}
+
+
+def test_a_test_file_renamed_with_a_new_test(make_repo, capsys) -> None:
+    # git sees a rename (most lines kept): the moved tests are not new, the added one is; the old path is
+    # gone from the base copy, so its tests are not collected twice under two names.
+    old = BASE["tests/test_tiny.py"] + "".join(
+        f"\n\ndef test_keeps_{c}():\n    assert slug('{c.upper()}') == '{c}'\n" for c in "bcdefg"
+    )
+    head = {
+        "tiny/__init__.py": FIXED,
+        "tests/test_tiny.py": None,
+        "tests/test_slug.py": old + "\n\ndef test_dash():\n    assert slug('a b') == 'a-b'\n",
+    }
+    repo = make_repo({**BASE, "tests/test_tiny.py": old}, head)
+    assert "R" in repo.git("diff", "--name-status", "-M", "main", "pr")
+    found = _verify(repo, capsys)
+    assert {n: (v["state"], v["outcome"]) for n, v in found.items()} == {
+        "tests/test_slug.py::test_dash": ("new", "reproduces")
+    }
+
+
+def test_parametrised_tests_run_with_every_parameter(make_repo, capsys) -> None:
+    # One node id covers every parametrisation: the test reproduces when one of them fails on the base code,
+    # in a class too; one whose every parameter passes there does not.
+    tests = BASE["tests/test_tiny.py"] + (
+        "\n\nimport pytest\n\n\n"
+        "@pytest.mark.parametrize('text, want', [('AB', 'ab'), ('a b', 'a-b')], ids=['plain', 'spaced'])\n"
+        "def test_cases(text, want):\n    assert slug(text) == want\n\n\n"
+        "@pytest.mark.parametrize('text', ['A', 'B[1]'])\n"
+        "def test_lower_only(text):\n    assert slug(text) == text.lower()\n\n\n"
+        "class TestSlug:\n"
+        "    @pytest.mark.parametrize('n', [1, 2])\n"
+        "    def test_spaces(self, n):\n        assert slug('a' + ' ' * n + 'b') == 'a' + '-' * n + 'b'\n"
+    )
+    found = _verify(make_repo(BASE, {"tiny/__init__.py": FIXED, "tests/test_tiny.py": tests}), capsys)
+    assert {n: v["outcome"] for n, v in found.items()} == {
+        "tests/test_tiny.py::test_cases": "reproduces",
+        "tests/test_tiny.py::test_lower_only": "does-not-reproduce",
+        "tests/test_tiny.py::TestSlug::test_spaces": "reproduces",
+    }
+
+
+def test_a_unittest_class_based_test(make_repo, capsys) -> None:
+    tests = (
+        "import unittest\n\nfrom tiny import slug\n\n\n"
+        "class SlugTest(unittest.TestCase):\n"
+        "    def test_dash(self):\n        self.assertEqual(slug('a b'), 'a-b')\n\n"
+        "    def test_lower(self):\n        self.assertEqual(slug('AB'), 'ab')\n"
+    )
+    found = _verify(make_repo(BASE, {"tiny/__init__.py": FIXED, "tests/test_unit.py": tests}), capsys)
+    assert {n: v["outcome"] for n, v in found.items()} == {
+        "tests/test_unit.py::SlugTest::test_dash": "reproduces",
+        "tests/test_unit.py::SlugTest::test_lower": "does-not-reproduce",
+    }
+
+
+def test_a_fixture_using_the_pytest_cache_runs_and_writes_nothing_into_the_checkout(
+    make_repo, capsys
+) -> None:
+    # werkzeug's dev_server fixture keeps state in `config.cache`: with the cache plugin off it failed at
+    # setup ("'Config' object has no attribute 'cache'"); the cache lives in a temporary folder instead.
+    conftest = (
+        "import pytest\n\n\n@pytest.fixture\ndef remembered(request):\n"
+        "    request.config.cache.set('bot/seen', 1)\n    return request.config.cache.get('bot/seen', 0)\n"
+    )
+    tests = (
+        "from tiny import slug\n\n\n"
+        "def test_dash(remembered):\n    assert slug('a b') == 'a-b' and remembered\n"
+    )
+    repo = make_repo(
+        BASE, {"tiny/__init__.py": FIXED, "tests/conftest.py": conftest, "tests/test_c.py": tests}
+    )
+    found = _verify(repo, capsys)
+    assert found["tests/test_c.py::test_dash"]["outcome"] == "reproduces"
+    assert not (repo.path / ".pytest_cache").exists()

@@ -124,6 +124,11 @@ def find(name_or_path: str | Path) -> Path:
     raise ExampleError(f"no example called `{str(name_or_path)[:80]}`; bundled examples: {names}")
 
 
+def runs_tests(name_or_path: str | Path) -> bool:
+    """Whether the example asks `bot example` to run its tests (a `verify-tests` file beside pr.md)."""
+    return (find(name_or_path) / "verify-tests").is_file()
+
+
 def materialize(folder: Path, dest: Path) -> ChangeSet:
     """Build the example's repository under dest and load its change set, as `bot check` would."""
     from bot.git.local import load_changeset

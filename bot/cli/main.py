@@ -375,17 +375,15 @@ def cmd_check(args: argparse.Namespace) -> int:
             if args.pre_push:
                 return _quiet_pass(f"nothing to review between {base} and {label}")
             raise
-        report = review(
-            changeset, config_path=_config_path(changeset, base, args), config_file=_config_file(args)
-        )
-        if args.fix or args.diff:
-            return _fix(report, changeset, top, args)
-        if args.verify_tests:
+        config_path, config_file = _config_path(changeset, base, args), _config_file(args)
+        verified: tuple = ()
+        if args.verify_tests:  # before the review: its rules read the outcomes
             from bot.cli import verifying
 
-            config_file = _config_file(args)
-            path = _config_path(changeset, base, args)
-            report = verifying.run(report, changeset, top, args, path, config_file and config_file.data)
+            verified = verifying.run(changeset, top, args, config_path, config_file and config_file.data)
+        report = review(changeset, config_path=config_path, config_file=config_file, verifications=verified)
+        if args.fix or args.diff:
+            return _fix(report, changeset, top, args)
         scope = f"{base}...{label}"
         return _emit(report, args.format, args.fail_level, args.output, scope=scope, note=note, top=top)
 
@@ -492,7 +490,7 @@ def _local_head(top: Path, args: argparse.Namespace) -> Iterator[tuple[str | Non
 def cmd_example(args: argparse.Namespace) -> int:
     import tempfile
 
-    from bot.cli.examples import materialize
+    from bot.cli.examples import materialize, runs_tests
     from bot.review.engine import review
 
     if args.path is None:
@@ -503,7 +501,12 @@ def cmd_example(args: argparse.Namespace) -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="bot-example-") as tmp:
         changeset = materialize(args.path, Path(tmp))
-        return _emit(review(changeset), args.format, args.fail_level, args.output)
+        verified: tuple = ()
+        if runs_tests(args.path):  # the example asks for its tests to be run (`--verify-tests`)
+            from bot.cli import verifying
+
+            verified = verifying.example(changeset, Path(tmp) / "repo")
+        return _emit(review(changeset, verifications=verified), args.format, args.fail_level, args.output)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:

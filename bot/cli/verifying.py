@@ -14,7 +14,8 @@ from bot.verify.runner import Limits, Plan, command_of, verify
 from rules.catalog import REGISTRY
 from rules.core.base import Review
 from rules.core.config import Config, ConfigError, load_config
-from rules.core.models import ChangeSet, Report
+from rules.core.models import ChangeSet
+from rules.core.verification import Verification
 from rules.testcode.verify_select import added_names, test_files, tests_to_verify
 
 
@@ -45,14 +46,13 @@ def _config(changeset: ChangeSet, path: str, config_file: bytes | None) -> Confi
 
 
 def run(
-    report: Report,
     changeset: ChangeSet,
     top: Path,
     args: argparse.Namespace,
     config_path: str,
     config_file: bytes | None,
-) -> Report:
-    """The report with each new or changed test's verification."""
+) -> tuple[Verification, ...]:
+    """Each new or changed test's verification: run before the review, whose rules read them."""
     saved = stored_credentials(top)
     if saved:
         raise UsageError(
@@ -60,11 +60,6 @@ def run(
             f"({saved[0]}): check out with `persist-credentials: false` (see docs/verify.md)"
         )
     config = _config(changeset, config_path, config_file)
-    review = Review(changeset=changeset.without(config.exclude), config=config)
-    plan = Plan(tests=tests_to_verify(review), files=test_files(review), added=added_names(review))
-    if not plan.tests:
-        print("bot: --verify-tests: the change adds or edits no test to run", file=sys.stderr)
-        return report
     try:
         command = command_of(args.verify_command or config.verify.command)
     except ValueError as exc:
@@ -73,8 +68,21 @@ def run(
         test=args.verify_timeout or config.verify.test_timeout,
         total=args.verify_total_timeout or config.verify.total_timeout,
     )
+    return _verified(
+        changeset, top, config, command, limits, None if args.head is None else changeset.head_sha
+    )
+
+
+def _verified(
+    changeset: ChangeSet, top: Path, config: Config, command: list[str], limits: Limits, head: str | None
+) -> tuple[Verification, ...]:
+    review = Review(changeset=changeset.without(config.exclude), config=config)
+    plan = Plan(tests=tests_to_verify(review), files=test_files(review), added=added_names(review))
+    if not plan.tests:
+        print("bot: --verify-tests: the change adds or edits no test to run", file=sys.stderr)
+        return ()
     reader = changeset.reader
-    found = verify(
+    return verify(
         top,
         plan,
         base=changeset.base_sha,
@@ -82,6 +90,17 @@ def run(
         env=test_environment(),
         command=command,
         limits=limits,
-        head=None if args.head is None else changeset.head_sha,
+        head=head,
     )
-    return report.model_copy(update={"verifications": found})
+
+
+def example(changeset: ChangeSet, top: Path) -> tuple[Verification, ...]:
+    """The verification of a bundled example that asks for one (its `verify-tests` file), with this
+    Python's pytest; none, said on stderr, where tests may not run here (a write token is set)."""
+    refusal = verify_refusal()
+    if refusal is not None:
+        print(f"bot: the example's tests were not run: {refusal}", file=sys.stderr)
+        return ()
+    config = read_config(changeset)[0]
+    limits = Limits(test=config.verify.test_timeout, total=config.verify.total_timeout)
+    return _verified(changeset, top, config, [sys.executable, "-m", "pytest"], limits, None)

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from rules.core.models import Finding, Report
 from rules.core.sanitize import visible
+from rules.core.verification import Outcome, Verification, outcome_label
 
 # GitHub refuses a step summary over 1 MiB; stay clearly below it, note included.
 SUMMARY_LIMIT = 1024 * 1024 - 4096
@@ -90,8 +91,15 @@ def annotation(finding: Finding) -> str:
     )
 
 
+def verification_annotation(v: Verification) -> str:
+    """A verified test's outcome on its `def` line: an error where it fails at head, a notice otherwise (one
+    another job reported is a notice, whatever it says)."""
+    level = "error" if v.outcome is Outcome.BROKEN and not v.reported else "notice"
+    return command(level, visible(v.reason), file=v.path, line=v.line, title=visible(outcome_label(v)))
+
+
 def annotation_lines(report: Report) -> list[str]:
-    return [annotation(f) for f in report.findings]
+    return [*(annotation(f) for f in report.findings), *map(verification_annotation, report.verifications)]
 
 
 def _token(avoid: str) -> str:

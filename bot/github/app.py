@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rules.core.models import Report
+    from rules.core.verification import Verification
 
 STATUS_KINDS = ("commit-status", "check-run")
 # rules.core.config imports pydantic; `bot --help` stays import-light, so the default path is repeated here.
@@ -51,6 +52,13 @@ def add_parser(sub: argparse._SubParsersAction, output_args) -> None:  # type: i
         default="commit-status",
         help="publish a commit status (default; needs statuses: write) or a check run with annotations "
         "(needs checks: write and a workflow or GitHub App token: personal tokens cannot create check runs)",
+    )
+    p.add_argument(
+        "--verifications",
+        type=Path,
+        metavar="REPORT",
+        help="with --dry-run: show the test outcomes of a Report JSON saved by `bot check --verify-tests "
+        "--output` in another job, as reported by that job (never trusted: they never make a PR ready)",
     )
     output_args(p)
 
@@ -111,6 +119,7 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
     if not repo or repo.count("/") != 1:
         raise ReviewError("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
     event = None if args.pr is not None else read_event(settings)
+    reported = _reported(args)  # read first: a bad file stops the run before any request
     if client is None:
         client = client_for(settings, repo, dry_run=args.dry_run)
         if not token:
@@ -140,9 +149,33 @@ def run(args: argparse.Namespace, settings, client=None) -> int:  # type: ignore
         ctx.messages.append(str(exc))
         ctx.failed = ctx.failed or getattr(exc, "kind", None) == "malformed"
     tell(ctx.messages, token)
+    if ctx.report is not None and reported:
+        from bot.review.reported import with_reported
+
+        ctx.report = with_reported(ctx.report, reported)
     code = 0 if ctx.report is None else emit(args, ctx.report)
     # 2, not the report's code: what was published is not known to be what the report says.
     return 2 if ctx.failed else code
+
+
+def _reported(args: argparse.Namespace) -> tuple[Verification, ...]:
+    """The outcomes another job reported (`--verifications`), for the Report phase 1 saves; only with
+    --dry-run, whose Report goes to phase 2 (a review that publishes shows only what it measured)."""
+    path = getattr(args, "verifications", None)  # a Namespace built by hand (tests, other callers) has none
+    if path is None:
+        return ()
+    if not args.dry_run:
+        raise ReviewError(
+            "--verifications is for phase 1 of the fork-safe pair (with --dry-run): a review that publishes "
+            "shows only the outcomes it measured itself"
+        )
+    from bot.review.output import ReportError
+    from bot.review.reported import read_reported
+
+    try:
+        return read_reported(path)
+    except ReportError as exc:
+        raise ReviewError(f"--verifications {path.name}: {exc}") from None
 
 
 def client_for(settings, repo: str, dry_run: bool = False):  # type: ignore[no-untyped-def]

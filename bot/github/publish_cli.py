@@ -204,6 +204,11 @@ def review_and_publish(  # type: ignore[no-untyped-def]
         # config and policy read at the base commit; the labels follow that config and the pull request now.
         changeset, config, recomputed = reviewed(ctx, info)
         recomputed = labelled(client, info, settled(recomputed, changeset, config, state.waivers), config)
+        if artifact is not None:
+            # The test outcomes phase 1 reported: shown as the pull request's own job's, after the verdict.
+            from bot.review.reported import with_reported
+
+            recomputed = with_reported(recomputed, artifact.verifications)
         fresh = client.pull(number)
     except GitHubError as exc:
         add, remove = withdraw_ready(ctx, info)

@@ -24,6 +24,7 @@ from rules.core.models import (
     UnreadableFile,
     Verdict,
 )
+from rules.core.verification import Verification, blocking, trusted
 from rules.testcode.testfiles import is_test_path
 from rules.testcode.waivers import apply_waivers
 from rules.training.ports import step_rows
@@ -150,11 +151,13 @@ def review(
     rules: Mapping[str, Rule] = REGISTRY,
     config_path: str = CONFIG_PATH,
     config_file: ConfigFile | None = None,
+    verifications: tuple[Verification, ...] = (),
 ) -> Report:
     """Review a change set with the enabled rules; config defaults to the base revision's, unless a
-    config_file read from disk is given to try."""
+    config_file read from disk is given to try. verifications: the outcomes of the change's tests this run
+    measured (`--verify-tests`), an input of the rules."""
     with paused():
-        return _review(changeset, config, rules, config_path, config_file)
+        return _review(changeset, config, rules, config_path, config_file, verifications)
 
 
 def _review(
@@ -163,6 +166,7 @@ def _review(
     rules: Mapping[str, Rule],
     config_path: str,
     config_file: ConfigFile | None = None,
+    verifications: tuple[Verification, ...] = (),
 ) -> Report:
     findings: list[Finding] = []
     problems: tuple[ConfigProblem, ...] = ()
@@ -187,6 +191,7 @@ def _review(
         statements=policy.statements,
         config_problems=problems + head_problems,
         rule_codes=frozenset(REGISTRY),
+        verifications=trusted(verifications),
     )
     # The search for profile modules runs in git (locally) while the rules parse test files.
     if changeset.searches_ahead:
@@ -203,8 +208,9 @@ def _review(
     unseen = {path: "no reviewable diff" for path in unreviewed if matters(path, config)}
     incomplete = tuple(f"{path} ({why})" for path, why in {**unseen, **state.incomplete}.items())
     errors = any(f.severity is Severity.ERROR for f in findings)
-    verdict: Verdict = "needs-work" if errors or incomplete else "ready"
-    notes = (*policy.notes(), *([config_note] if config_note else []))
+    broken = blocking(verifications)
+    verdict: Verdict = "needs-work" if errors or incomplete or broken else "ready"
+    notes = (*policy.notes(), *([config_note] if config_note else []), *_broken_note(broken))
     return Report(
         verdict=verdict,
         labels=labels_for(verdict, config),
@@ -224,4 +230,16 @@ def _review(
         base_sha=changeset.base_sha,
         head_sha=changeset.head_sha,
         pr_number=changeset.pr.number,
+        verifications=verifications,
     )
+
+
+def _broken_note(broken: tuple[Verification, ...]) -> tuple[str, ...]:
+    """Why a review whose tests fail at head is not ready, whatever rule is on."""
+    if not broken:
+        return ()
+    shown = ", ".join(f"`{v.node_id}`" for v in broken[:3]) + (
+        f" and {len(broken) - 3} more" if len(broken) > 3 else ""
+    )
+    tests = "test fails" if len(broken) == 1 else "tests fail"
+    return (f"Not ready: {len(broken)} new or changed {tests} at head ({shown}); see Verified tests.",)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rules.core.models import Report, Severity
 from rules.core.sanitize import one_line
+from rules.core.verification import blocking
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -29,6 +30,8 @@ def exit_code(report: Report, fail_level: str) -> int:
     if report.incomplete:
         return 1  # files a rule needed went unseen: whatever was found, this is no pass
     threshold = Severity(fail_level).rank
+    if blocking(report.verifications) and Severity.ERROR.rank >= threshold:
+        return 1  # a test the change adds or edits fails at head (`--verify-tests`): as an error
     return 1 if any(f.severity.rank >= threshold for f in report.findings) else 0
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from rules.core import sanitize
 from rules.core.models import Finding, Fix, Report, Severity
+from rules.core.verification import Outcome, Verification, outcome_label
 
 SEVERITIES = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.NOTICE: "INFO"}
 SOURCE = {"name": "bot"}
@@ -51,9 +52,31 @@ def diagnostic(f: Finding) -> dict[str, Any]:
     return out
 
 
+def verified(v: Verification) -> dict[str, Any]:
+    """One Diagnostic for a verified test (`--verify-tests`) at its `def` line: an error where it fails at
+    head (it keeps the change from ready), information otherwise (AGT005 says what a non-reproducing
+    regression test is worth). An outcome another job reported is information, whatever it says."""
+    severity = "ERROR" if v.outcome is Outcome.BROKEN and not v.reported else "INFO"
+    said = f"{outcome_label(v)}: {v.reason}"
+    return {
+        "message": sanitize.message(said, 4000),
+        "severity": severity,
+        "source": SOURCE,
+        "code": {"value": f"verified:{v.outcome.value}"},
+        "location": _location(v.path, v.line),
+    }
+
+
 def to_rdjson(report: Report) -> dict[str, Any]:
-    """A DiagnosticResult with a Diagnostic per finding, paths relative to the repository's top."""
-    return {"source": SOURCE, "diagnostics": [diagnostic(f) for f in report.findings]}
+    """A DiagnosticResult with a Diagnostic per finding, then one per verified test, paths relative to the
+    repository's top."""
+    return {
+        "source": SOURCE,
+        "diagnostics": [
+            *(diagnostic(f) for f in report.findings),
+            *(verified(v) for v in report.verifications),
+        ],
+    }
 
 
 def to_rdjson_json(report: Report) -> str:

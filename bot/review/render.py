@@ -303,6 +303,8 @@ def render_comment_counted(report: Report, limit: int = COMMENT_LIMIT) -> tuple[
             summary_row=summary_row,
             counts={s.value: report.count(s) for s in Severity},
             verifications=report.verifications[:MAX_VERIFICATIONS],
+            # Outcomes read from another job's Report (the fork-safe pair): said so, above them all.
+            reported=any(v.reported for v in report.verifications),
             verifications_hidden=max(len(report.verifications) - MAX_VERIFICATIONS, 0),
             outcomes=OUTCOME_LABELS,
         )

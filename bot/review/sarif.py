@@ -197,6 +197,8 @@ def to_sarif(report: Report) -> dict[str, Any]:
                 "state": v.state,
                 "outcome": v.outcome.value,
                 "reason": v.reason,
+                **({"line": v.line} if v.line else {}),
+                **({"reportedByPullRequestJob": True} if v.reported else {}),
             }
             for v in report.verifications
         ]

@@ -104,7 +104,11 @@ def verification_lines(report: Report, paint: _Paint) -> list[str]:
     if not report.verifications:
         return []
     width = max(len(_OUTCOMES[v.outcome.value][0]) for v in report.verifications)
-    out = [paint("Verified tests", "bold") + " (run at head and on the base code with the head's tests)"]
+    if any(v.reported for v in report.verifications):
+        how = "reported by the pull request's own job, not run here: shown, never trusted"
+    else:
+        how = "run at head and on the base code with the head's tests"
+    out = [paint("Verified tests", "bold") + f" ({how})"]
     for v in report.verifications:
         label, style = _OUTCOMES[v.outcome.value]
         node = one_line(v.node_id, 500)

@@ -71,8 +71,10 @@ def _pytest(
         xml = Path(tmp, "report.xml")
         args = [
             *command,
-            "-p",
-            "no:cacheprovider",  # nothing written into the checkout
+            # The cache in the temporary folder, not the checkout: nothing is written there, and fixtures that
+            # use `config.cache` (werkzeug's dev server) still work, as they do not with the plugin off.
+            "-o",
+            f"cache_dir={Path(tmp, 'cache')}",
             f"--rootdir={tree}",  # node ids and the report's names from the repository's top
             f"--junitxml={xml}",
             "--continue-on-collection-errors",
@@ -218,6 +220,7 @@ def verify(
                 reason=reason,
                 head=head_run,
                 base=base_run,
+                line=t.line,
             )
         )
     return tuple(out)

@@ -1,4 +1,4 @@
-"""Phrasing families: the common ways agent guides say what AGT002-AGT004 check, and what no rule checks yet.
+"""Phrasing families: the common ways agent guides say what AGT002-AGT005 check, and what no rule checks yet.
 
 A rule's own `recognisers` hold the phrasings its docs show; a family holds the other common phrasings of
 the same convention, written once for every rule it serves, so that a guide nobody tuned on is read as
@@ -194,7 +194,7 @@ AGT002 = (
     r"smoke-only)\s+(?:tests?|assertions?|asserts?))\b",
 )
 
-# --- tests that fail without the fix: no rule yet (a future AGT005), understood meanwhile ----------------
+# --- tests that fail without the fix (AGT005, checked with `bot check --verify-tests`) -------------------
 
 FAIL_WITHOUT_FIX = (
     # "a regression test that fails without the fix", "tests must fail before the fix", "fails before and
@@ -235,9 +235,15 @@ GATES: dict[str, str] = {
     "AGT003": r"test|assert|expect|checks",
     "AGT004": r"branch|base|default|mainline|integration|PR|pull|merge|target|submit|main|master|dev|trunk|"
     r"next|staging|canary|unstable",
-    "fail-without-fix": r"fail|red\b|reproduc|demonstrat|expos|valid|worthless|useless|proves",
+    "AGT005": r"fail|red\b|reproduc|demonstrat|expos|valid|worthless|useless|proves",
 }
 # Rule code -> the family phrasings that turn it on, beside its own recognisers.
-TURNS_ON: dict[str, tuple[str, ...]] = {"AGT002": AGT002, "AGT003": AGT003, "AGT004": TRUNK}
-# Families the reader understands though no rule checks them yet: name -> phrasings.
-KNOWN: dict[str, tuple[str, ...]] = {"fail-without-fix": FAIL_WITHOUT_FIX}
+TURNS_ON: dict[str, tuple[str, ...]] = {
+    "AGT002": AGT002,
+    "AGT003": AGT003,
+    "AGT004": TRUNK,
+    "AGT005": FAIL_WITHOUT_FIX,
+}
+# Families the reader understands though no rule checks them yet: name -> phrasings (none at present: the
+# last, "tests fail without the fix", became AGT005).
+KNOWN: dict[str, tuple[str, ...]] = {}

@@ -8,6 +8,7 @@ from typing import Any
 
 from rules.core.config import Config, ConfigProblem
 from rules.core.models import ChangeSet, Finding, Severity
+from rules.core.verification import Verification
 
 
 def in_scope(path: str, scope: str) -> bool:
@@ -50,6 +51,9 @@ class Review:
     # Every code the registry knows (BOT002 names a waiver's unknown code): handed in, since the registry
     # imports the rules and so cannot be imported by them.
     rule_codes: frozenset[str] = frozenset()
+    # `bot check --verify-tests`: what each new or changed test did at head and on the base code, measured by
+    # this run before the rules ran (never outcomes another job reported): evidence for AGT001 and AGT005.
+    verifications: tuple[Verification, ...] = ()
     cache: dict[str, Any] = field(default_factory=dict)
     # Files a rule needed but could not read, path -> why (a test file over the size cap, in no encoding
     # Python takes): the review is then not complete, and never ready.

@@ -51,6 +51,42 @@ class Verification(_Frozen):
     reason: str
     head: Run
     base: Run | None = None  # None: not run at base (it was not run or failed at head)
+    line: int | None = None  # the test's `def` line at head, where annotations place the outcome
+    # True for outcomes read from a saved Report (the fork-safe pair's artifact): the pull request's own job
+    # ran them, so they are shown as reported by it and never reach a rule or the verdict.
+    reported: bool = False
+
+    @property
+    def qualname(self) -> str:
+        """The test's dotted name in its file: `TestX.test_y` for `path::TestX::test_y`."""
+        return ".".join(self.node_id.split("::")[1:])
+
+
+# How each outcome reads in one line of plain text (annotations, rdjson).
+_LABELS = {
+    Outcome.REPRODUCES: "reproduces",
+    Outcome.DOES_NOT_REPRODUCE: "does not reproduce",
+    Outcome.BROKEN: "broken",
+    Outcome.NEW_API: "new API",
+    Outcome.NOT_RUN: "not run",
+}
+REPORTED = "reported by the pull request's own job"
+
+
+def outcome_label(v: Verification) -> str:
+    """`Verified test reproduces`, and who says so where it is not this run."""
+    said = f"Verified test {_LABELS[v.outcome]}"
+    return f"{said} ({REPORTED})" if v.reported else said
+
+
+def trusted(verifications: tuple[Verification, ...]) -> tuple[Verification, ...]:
+    """The outcomes this run measured itself: what rules and the verdict may rely on."""
+    return tuple(v for v in verifications if not v.reported)
+
+
+def blocking(verifications: tuple[Verification, ...]) -> tuple[Verification, ...]:
+    """The tests this run found failing at head: a change whose own tests fail is not ready."""
+    return tuple(v for v in trusted(verifications) if v.outcome is Outcome.BROKEN)
 
 
 # The exception lines a failure at base may end with when the test uses a name the base code lacks. Each

@@ -75,6 +75,12 @@ from what the test and the PR say:
   it adds tests of another kind ("add integration tests", "tests: cover ...", "improve test coverage")
   and says no fix leaves only the tests' own words as evidence.
 
+With `bot check --verify-tests`, a fact decides before the words: a new test that fails on the base
+code and passes with the change (it reproduces what the change fixes) is a regression test, and the
+message says so ("it fails on the base code"); one that fails on the base code only because a name the
+change adds is missing there (new API) is not, whatever its words. Outcomes another job reported (the
+fork-safe pair's artifact) are never evidence.
+
 Each such test that names nothing is an error, and the message says what made it a regression test.
 The other new tests that name nothing get one notice for the whole PR, however many they are.
 `all-new-tests` takes every new test for a regression test (an error each); `fix-prs` every new test
@@ -112,12 +118,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
-from rules.core.base import Context, Rule
+from rules.core.base import Context, Review, Rule
 from rules.core.config import CONFIG_PATH
 from rules.core.lines import git_lines
 from rules.core.models import FileChange, FileStatus, Finding, PullRequest, Severity, UnreadableFile
 from rules.core.prefilter import folded, may_hold
+from rules.core.verification import Outcome
 from rules.testcode.changelog import FIX, Entry, added_entries, is_changelog
 from rules.testcode.guard_docstring import docstring_fix, proposal
 from rules.testcode.regression_evidence import (
@@ -141,6 +149,7 @@ from rules.testcode.testfiles import (
     Touched,
     is_test_path,
     runner_patterns,
+    touched_by_file,
     touched_tests,
 )
 from rules.testcode.waivers import markers
@@ -609,16 +618,26 @@ def _issues_accepted(ctx: Context, sentence: str | None) -> bool:
     return sentence is None or accepts_issues(sentence)
 
 
-def check(ctx: Context) -> Iterator[Finding]:
-    mode = ctx.options.get("regression", MODES[0])
-    if mode not in MODES:
-        yield ctx.finding(
-            f"Option `regression` in {CONFIG_PATH} must be one of {', '.join(MODES)}; "
-            f"got `{str(mode)[:40]}`, so `{MODES[0]}` is used."
-        )
-        mode = MODES[0]
-    errors, tests = touched_tests(ctx, new_only=True)
-    yield from errors
+class Judged(NamedTuple):
+    """AGT001's reading of the new tests: those naming nothing, which of them are regression tests (and
+    why), the PR number each guards, and whether issues count as references in each file."""
+
+    tests: list[Touched]
+    unnamed: list[Touched]
+    judged: dict[tuple[str, str], str | None]
+    numbers: dict[tuple[str, str], int | None]
+    issues: dict[str, bool]
+    verified: set[tuple[str, str]]  # decided by running the test (`--verify-tests`), not by words
+
+
+# Why a test that reproduces is a regression test, said in the finding.
+REPRODUCED = "it fails on the base code and passes with the change (--verify-tests)"
+
+
+def judge(ctx: Context, mode: str, tests: list[Touched]) -> Judged:
+    """Which of the new tests name nothing, and which of those mode takes for regression tests. In mode
+    `evidence`, a test the run verified decides by what it did: one that reproduces is a regression test,
+    one that fails on the base code only for a name the change adds (new API) is not."""
     files = _files(tests)
     issues = {}
     for path in files:  # once per file, not per test
@@ -638,17 +657,81 @@ def check(ctx: Context) -> Iterator[Finding]:
         )
     ]
     named = {_scope(tf, t) for (tf, t), named_own in zip(tests, own, strict=True) if named_own}
-    judged = {}
-    numbers = {}
+    judged: dict[tuple[str, str], str | None] = {}
+    numbers: dict[tuple[str, str], int | None] = {}
     for (tf, t), reason, pr_number in _regression_tests(ctx, mode, unnamed, named):
         judged[(tf.path, t.qualname)] = reason
         numbers[(tf.path, t.qualname)] = pr_number
-    for tf, test in unnamed:
+    verified: set[tuple[str, str]] = set()
+    if mode == "evidence" and ctx.review.verifications:
+        facts = outcomes(ctx.review)
+        for tf, t in unnamed:
+            key = (tf.path, t.qualname)
+            fact = facts.get(key)
+            if fact is Outcome.REPRODUCES:
+                judged[key] = REPRODUCED
+                numbers.setdefault(key, ctx.changeset.pr.number)
+                verified.add(key)
+            elif fact is Outcome.NEW_API:
+                judged.pop(key, None)
+                verified.add(key)
+    return Judged(tests, unnamed, judged, numbers, issues, verified)
+
+
+def outcomes(review: Review) -> dict[tuple[str, str], Outcome]:
+    """The verified outcome of each test this run measured, by (path, qualname)."""
+    return {(v.path, v.qualname): v.outcome for v in review.verifications}
+
+
+def regression_tests(review: Review) -> dict[tuple[str, str], str]:
+    """The new tests AGT001 counts as regression tests, wherever it is on or not, with why: those whose
+    docstring (or class's or module's) names what they guard, and those its evidence takes (memoised)."""
+
+    def build() -> dict[tuple[str, str], str]:
+        setting = review.config.setting(RULE.code, RULE.name)
+        ctx = Context(review=review, rule=RULE, options={**RULE.options, **setting.options}, severity=None)
+        mode = ctx.options.get("regression", MODES[0])
+        tests = [
+            (tf, t)
+            for tf, touched in touched_by_file(review)
+            if not tf.error
+            for state, t in touched
+            if state == "new"
+        ]
+        found = judge(ctx, mode if mode in MODES else MODES[0], tests)
+        unnamed = {(tf.path, t.qualname) for tf, t in found.unnamed}
+        out = {
+            (tf.path, t.qualname): "its docstring names what it guards"
+            for tf, t in tests
+            if (tf.path, t.qualname) not in unnamed
+        }
+        out.update({key: why or "it looks like a regression test" for key, why in found.judged.items()})
+        return out
+
+    return review.memo("AGT001.regression_tests", build)
+
+
+def check(ctx: Context) -> Iterator[Finding]:
+    mode = ctx.options.get("regression", MODES[0])
+    if mode not in MODES:
+        yield ctx.finding(
+            f"Option `regression` in {CONFIG_PATH} must be one of {', '.join(MODES)}; "
+            f"got `{str(mode)[:40]}`, so `{MODES[0]}` is used."
+        )
+        mode = MODES[0]
+    errors, tests = touched_tests(ctx, new_only=True)
+    yield from errors
+    found = judge(ctx, mode, tests)
+    judged, numbers, issues = found.judged, found.numbers, found.issues
+    for tf, test in found.unnamed:
         key = (tf.path, test.qualname)
         if key not in judged:
             continue
         number = numbers[key]
-        why = f"it looks like a regression test ({judged[key]}), so " if judged[key] else ""
+        if key in found.verified:
+            why = f"it is a regression test: {judged[key]}; "
+        else:
+            why = f"it looks like a regression test ({judged[key]}), so " if judged[key] else ""
         finding = ctx.finding(
             f"New test `{test.qualname}` {_lacks(test)}; {why}name the {_named(issues[tf.path])} it guards, "
             f"e.g. {proposal(test, number)}.",
@@ -662,7 +745,7 @@ def check(ctx: Context) -> Iterator[Finding]:
         waived = _waived(ctx)
         rest = [
             (tf, t)
-            for tf, t in unnamed
+            for tf, t in found.unnamed
             if (tf.path, t.qualname) not in judged and (tf.path, t.qualname) not in waived
         ]
         if rest:

@@ -23,6 +23,7 @@ class Selected(NamedTuple):
     qualname: str
     node_id: str
     state: str  # "new" or "changed"
+    line: int | None = None  # its `def` line at head
 
 
 def node_id(path: str, qualname: str) -> str:
@@ -38,7 +39,7 @@ def tests_to_verify(review: Review) -> tuple[Selected, ...]:
             continue
         for state, t in touched:
             if state in ("new", "changed"):
-                out.append(Selected(tf.path, t.qualname, node_id(tf.path, t.qualname), state))
+                out.append(Selected(tf.path, t.qualname, node_id(tf.path, t.qualname), state, t.line))
     return tuple(out)
 
 
