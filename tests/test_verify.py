@@ -570,3 +570,26 @@ def test_a_fixture_using_the_pytest_cache_runs_and_writes_nothing_into_the_check
     found = _verify(repo, capsys)
     assert found["tests/test_c.py::test_dash"]["outcome"] == "reproduces"
     assert not (repo.path / ".pytest_cache").exists()
+
+
+def test_pytest_xdist_in_the_command_spreads_each_side_over_workers(make_repo, capsys) -> None:
+    # Issue 26, item 6: a project with pytest-xdist runs each side's tests on workers by adding `-n` to its
+    # command; the outcomes, read from the JUnit report the workers write together, are the same.
+    pytest.importorskip("xdist")
+    head_tests = (
+        "from tiny import slug\n\n\n"
+        "def test_lower():\n    assert slug('A') == 'a'\n\n\n"
+        "def test_spaces_become_dashes():\n    assert slug('A b') == 'a-b'\n\n\n"
+        "def test_still_lowercase():\n    assert slug('XY') == 'xy'\n"
+    )
+    repo = make_repo(BASE, {"tiny/__init__.py": FIXED, "tests/test_tiny.py": head_tests})
+    code = main(
+        ["check", "main..pr", "--repo", str(repo.path), "--verify-tests", "--format", "json",
+         "--verify-command", f"{PYTEST} -n 2"]
+    )  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert code in (0, 1)
+    assert {v["node_id"]: v["outcome"] for v in report["verifications"]} == {
+        "tests/test_tiny.py::test_spaces_become_dashes": "reproduces",
+        "tests/test_tiny.py::test_still_lowercase": "does-not-reproduce",
+    }
