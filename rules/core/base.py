@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.core.config import Config, ConfigProblem
+from rules.core.config import CONFIG_PATH, Config, ConfigProblem
 from rules.core.models import ChangeSet, Finding, Severity
 from rules.core.verification import Verification
 
@@ -97,6 +97,17 @@ class Context:
         if statement is None or (statement.scope == "" and configured):
             return bool(configured) or self.rule.on_by_default
         return statement.effect == "on"
+
+    def choice(self, name: str, choices: tuple[str, ...]) -> tuple[str, Finding | None]:
+        """An option that takes one of choices: its value, or the first choice and a finding that says why
+        (a value the config checks missed, as from a config built in code)."""
+        value = self.options.get(name, choices[0])
+        if value in choices:
+            return value, None
+        return choices[0], self.finding(
+            f"Option `{name}` in {CONFIG_PATH} must be one of {', '.join(choices)}; "
+            f"got `{str(value)[:40]}`, so `{choices[0]}` is used."
+        )
 
     def finding(
         self,

@@ -121,7 +121,6 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from rules.core.base import Context, Review, Rule
-from rules.core.config import CONFIG_PATH
 from rules.core.lines import git_lines
 from rules.core.models import FileChange, FileStatus, Finding, PullRequest, Severity, UnreadableFile
 from rules.core.prefilter import folded, may_hold
@@ -712,13 +711,9 @@ def regression_tests(review: Review) -> dict[tuple[str, str], str]:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    mode = ctx.options.get("regression", MODES[0])
-    if mode not in MODES:
-        yield ctx.finding(
-            f"Option `regression` in {CONFIG_PATH} must be one of {', '.join(MODES)}; "
-            f"got `{str(mode)[:40]}`, so `{MODES[0]}` is used."
-        )
-        mode = MODES[0]
+    mode, wrong = ctx.choice("regression", MODES)
+    if wrong is not None:
+        yield wrong
     errors, tests = touched_tests(ctx, new_only=True)
     yield from errors
     found = judge(ctx, mode, tests)

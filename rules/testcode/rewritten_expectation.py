@@ -38,7 +38,6 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from rules.core.base import Context, Rule
-from rules.core.config import CONFIG_PATH
 from rules.core.models import ChangeSet, FileStatus, Finding, Severity
 from rules.core.policy_files import is_policy_path
 from rules.testcode.testfiles import base_test_file, dotted, is_test_path, touched_tests
@@ -151,13 +150,9 @@ def _shown(values: list[str]) -> str:
 
 
 def check(ctx: Context) -> Iterator[Finding]:
-    when = ctx.options.get("when", WHEN[0])
-    if when not in WHEN:
-        yield ctx.finding(
-            f"Option `when` in {CONFIG_PATH} must be one of {', '.join(WHEN)}; "
-            f"got `{str(when)[:40]}`, so `{WHEN[0]}` is used."
-        )
-        when = WHEN[0]
+    when, wrong = ctx.choice("when", WHEN)
+    if wrong is not None:
+        yield wrong
     # Tests whose parametrize table alone changed count as "same" code; their expectations still matter.
     errors, tests = touched_tests(ctx, include_same=True)
     yield from errors
