@@ -71,7 +71,7 @@ def _found(report: dict, rule: str) -> dict[str, dict]:
 
 def test_agt005_and_agt001_read_the_outcomes(make_repo, capsys) -> None:
     repo = make_repo(BASE, {"tiny/__init__.py": FIXED, "tests/test_tiny.py": HEAD_TESTS})
-    code, report = _verified(repo, capsys, "--pr-title", "Turn spaces into dashes in slug")
+    code, report = _verified(repo, capsys, "--pr-title", "Fix slug: turn spaces into dashes")
     outcomes = {v["node_id"].split("::")[1]: v["outcome"] for v in report["verifications"]}
     assert outcomes == {
         "test_spaces_become_dashes": "reproduces",
@@ -179,3 +179,21 @@ def test_the_example_runs_no_test_where_a_write_token_is_set(capsys, monkeypatch
     captured = capsys.readouterr()
     assert json.loads(captured.out)["verifications"] == []
     assert "tests were not run" in captured.err and "GITHUB_TOKEN" in captured.err
+
+
+def test_a_test_that_fails_on_the_base_code_is_no_regression_test_in_a_feature_pr(make_repo, capsys) -> None:
+    # A feature's tests fail on the base code too (here a keyword argument the change adds: a TypeError, not
+    # a missing name); only a change that says it fixes something makes such a test a regression test.
+    base = {**BASE, "tiny/__init__.py": "def slug(text):\n    return text.lower()\n"}
+    feature = "def slug(text, sep=' '):\n    return text.lower().replace(' ', sep)\n"
+    tests = (
+        BASE["tests/test_tiny.py"]
+        + "\n\ndef test_custom_separator():\n    assert slug('a b', sep='-') == 'a-b'\n"
+    )
+    repo = make_repo(base, {"tiny/__init__.py": feature, "tests/test_tiny.py": tests})
+    _, report = _verified(repo, capsys, "--pr-title", "Add a separator option to slug")
+    assert [v["outcome"] for v in report["verifications"]] == ["reproduces"]
+    assert _found(report, "AGT001")["test_custom_separator"]["severity"] == "notice"  # not an error
+    # The same change said to be a fix: the test that reproduces is its regression test.
+    _, fixed = _verified(repo, capsys, "--pr-title", "Fix slug ignoring the separator")
+    assert "it fails on the base code" in _found(fixed, "AGT001")["test_custom_separator"]["message"]

@@ -75,9 +75,11 @@ from what the test and the PR say:
   it adds tests of another kind ("add integration tests", "tests: cover ...", "improve test coverage")
   and says no fix leaves only the tests' own words as evidence.
 
-With `bot check --verify-tests`, a fact decides before the words: a new test that fails on the base
-code and passes with the change (it reproduces what the change fixes) is a regression test, and the
-message says so ("it fails on the base code"); one that fails on the base code only because a name the
+With `bot check --verify-tests`, a fact decides before the words: in a change that says it fixes
+something (or for a test its words already take for a regression test), a new test that fails on the
+base code and passes with the change reproduces what the change fixes and is a regression test, and the
+message says so ("it fails on the base code"); in a change that says no fix, failing on the base code
+makes no regression test (a feature's tests fail there too); one that fails on the base code only because a name the
 change adds is missing there (new API) is not, whatever its words. Outcomes another job reported (the
 fork-safe pair's artifact) are never evidence.
 
@@ -664,10 +666,15 @@ def judge(ctx: Context, mode: str, tests: list[Touched]) -> Judged:
     verified: set[tuple[str, str]] = set()
     if mode == "evidence" and ctx.review.verifications:
         facts = outcomes(ctx.review)
+        # Failing on the base code says the test checks what the change changed, not that the change is a
+        # fix: a feature's tests fail there too (a keyword argument it adds, a response it now gives; 10 of
+        # 10 feature and deprecation tests replayed on encode/starlette did). So a test that reproduces is
+        # a regression test in a change that says it fixes something, or that its words already took for one.
+        fixes = _says_a_fix(ctx)
         for tf, t in unnamed:
             key = (tf.path, t.qualname)
             fact = facts.get(key)
-            if fact is Outcome.REPRODUCES:
+            if fact is Outcome.REPRODUCES and (fixes or key in judged):
                 judged[key] = REPRODUCED
                 numbers.setdefault(key, ctx.changeset.pr.number)
                 verified.add(key)
@@ -675,6 +682,15 @@ def judge(ctx: Context, mode: str, tests: list[Touched]) -> Judged:
                 judged.pop(key, None)
                 verified.add(key)
     return Judged(tests, unnamed, judged, numbers, issues, verified)
+
+
+def _says_a_fix(ctx: Context) -> bool:
+    """Whether the change says it fixes something (its title, commits, labels, closing references, linked
+    issues, changelog entries or fragments), and is not only adding tests of another kind."""
+    files = ctx.changeset.files
+    fragments = fragment_kinds(f.path for f in files if f.status is FileStatus.ADDED)
+    said = pr_evidence(ctx.changeset.pr, fragments, _changelog_entries(files, ctx))
+    return said.fix is not None and not said.coverage
 
 
 def outcomes(review: Review) -> dict[tuple[str, str], Outcome]:
