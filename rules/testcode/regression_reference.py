@@ -667,9 +667,9 @@ def judge(ctx: Context, mode: str, tests: list[Touched]) -> Judged:
     if mode == "evidence" and ctx.review.verifications:
         facts = outcomes(ctx.review)
         # Failing on the base code says the test checks what the change changed, not that the change is a
-        # fix: a feature's tests fail there too (a keyword argument it adds, a response it now gives; 10 of
-        # 10 feature and deprecation tests replayed on encode/starlette did). So a test that reproduces is
-        # a regression test in a change that says it fixes something, or that its words already took for one.
+        # fix: a feature's tests fail there too (a keyword argument it adds is a TypeError there, a response
+        # it now gives an assertion). So a test that reproduces is a regression test in a change that says
+        # it fixes something, or one its words already took for one.
         fixes = _says_a_fix(ctx)
         for tf, t in unnamed:
             key = (tf.path, t.qualname)
