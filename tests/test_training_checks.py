@@ -109,3 +109,42 @@ def test_trn008_axolotl(make_repo, capsys):
 )
 def test_trn008_near_misses(make_repo, capsys, base, head):
     assert _findings(make_repo, capsys, {"sft.yaml": base}, {"sft.yaml": head}, "TRN008") == []
+
+
+def _trn009(make_repo, capsys, pin: str | None, base_extra: str, head_extra: str) -> list[dict]:
+    pins = {"requirements.txt": f"torch\ntransformers=={pin}\n"} if pin else {}
+    base = {**pins, "sft.yaml": hf(ga=4, extra=base_extra)}
+    return _findings(make_repo, capsys, base, {"sft.yaml": hf(ga=8, extra=head_extra)}, "TRN009")
+
+
+def test_trn009_warmup_ratio_on_transformers_5(make_repo, capsys):
+    (finding,) = _trn009(make_repo, capsys, "5.2.0", "warmup_ratio: 0.1\n", "warmup_ratio: 0.1\n")
+    assert "`warmup_ratio: 0.1` with transformers==5.2 in requirements.txt" in finding["message"]
+    assert "Write `warmup_steps: 0.1`" in finding["message"]
+    assert (finding["path"], finding["line"]) == ("sft.yaml", 6)
+
+
+def test_trn009_ratio_replaces_an_absolute_warmup_on_5(make_repo, capsys):
+    both = "warmup_steps: 10\nwarmup_ratio: 0.1\n"
+    (finding,) = _trn009(make_repo, capsys, "5.0.0", both, both)
+    assert "beside `warmup_steps: 10` it replaces that warmup" in finding["message"]
+    assert finding["line"] == 7
+
+
+def test_trn009_fractional_warmup_steps_on_transformers_4(make_repo, capsys):
+    (finding,) = _trn009(make_repo, capsys, "4.57.1", "warmup_ratio: 0.1\n", "warmup_steps: 0.1\n")
+    assert "transformers 4 counts warmup_steps in whole updates" in finding["message"]
+    assert "Write `warmup_ratio: 0.1`" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "pin, extra",
+    [
+        ("4.57.1", "warmup_ratio: 0.1\n"),  # the ratio is 4.x's own key
+        ("5.2.0", "warmup_steps: 0.1\n"),  # 5.x's spelling of a ratio
+        ("5.2.0", "warmup_steps: 10\n"),  # an absolute warmup reads the same in both
+        (None, "warmup_ratio: 0.1\n"),  # no pin: which release runs is unknown
+    ],
+)
+def test_trn009_near_misses(make_repo, capsys, pin, extra):
+    assert _trn009(make_repo, capsys, pin, extra, extra) == []
