@@ -148,3 +148,19 @@ def test_trn009_fractional_warmup_steps_on_transformers_4(make_repo, capsys):
 )
 def test_trn009_near_misses(make_repo, capsys, pin, extra):
     assert _trn009(make_repo, capsys, pin, extra, extra) == []
+
+
+def test_trn009_pin_moved_to_5_reads_unchanged_configs_again(make_repo, capsys):
+    """Only requirements.txt changes (4.57 -> 5.2): the unchanged recipe's warmup_ratio is now deprecated."""
+    recipe = hf(extra="warmup_ratio: 0.1\n")
+    base = {"requirements.txt": "transformers==4.57.1\n", "recipes/sft.yaml": recipe}
+    head = {"requirements.txt": "transformers==5.2.0\n"}
+    (finding,) = _findings(make_repo, capsys, base, head, "TRN009")
+    assert "with transformers==5.2 in requirements.txt (transformers 4.57 at base)" in finding["message"]
+    assert (finding["path"], finding["line"]) == ("recipes/sft.yaml", 6)
+
+
+def test_trn009_pin_moved_within_4_reads_nothing_again(make_repo, capsys):
+    base = {"requirements.txt": "transformers==4.52.0\n", "recipes/sft.yaml": hf(extra="warmup_ratio: 0.1\n")}
+    head = {"requirements.txt": "transformers==4.57.1\n"}
+    assert _findings(make_repo, capsys, base, head, "TRN009") == []
