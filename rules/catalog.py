@@ -9,7 +9,17 @@ from rules.agents_md import trunk
 from rules.botconfig import invalid_config
 from rules.core.base import Rule
 from rules.testcode import regression_reference, reproduction, rewritten_expectation, tautological, waivers
-from rules.training import batch, claims, exposure, scheduler, step_values, units
+from rules.training import (
+    batch,
+    claims,
+    epochs,
+    exposure,
+    scheduler,
+    step_values,
+    units,
+    warmup,
+    warmup_ratio,
+)
 
 # The values of the options of AGT001 and AGT003, so that `.github/bot.yml` is checked against them (a BOT001
 # at the option's line, with a did-you-mean). To move into the rules' own `choices=` in their modules.
@@ -41,6 +51,9 @@ REGISTRY: dict[str, Rule] = {
             exposure.RULE,
             claims.RULE,
             units.RULE,
+            warmup.RULE,
+            epochs.RULE,
+            warmup_ratio.RULE,
         ),
     )
 }

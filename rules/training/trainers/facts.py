@@ -87,13 +87,6 @@ _LOCKED = re.compile(
     r'name[ \t]{0,20}=[ \t]{0,20}"transformers"[ \t\r]{0,20}\n'
     r'[ \t]{0,20}version[ \t]{0,20}=[ \t]{0,20}"([0-9]{1,4})\.([0-9]{1,4})'
 )
-REQUIREMENT_NAMES = ("setup.py", "setup.cfg", "pyproject.toml", "uv.lock", "poetry.lock")
-
-
-def is_requirements_file(path: str) -> bool:
-    """Files that may pin transformers: requirements*.txt and the packaging files named above."""
-    name = path.rsplit("/", 1)[-1]
-    return name in REQUIREMENT_NAMES or (name.startswith("requirements") and name.endswith(".txt"))
 
 
 def transformers_from(files: Mapping[str, str]) -> tuple[tuple[int, int] | None, str | None]:

@@ -9,12 +9,12 @@ from typing import Any
 
 from rules.core import formats, globs
 from rules.core.base import Review
-from rules.core.models import ProfileMath, StepValues, UnreadableFile
+from rules.core.models import FileStatus, ProfileMath, StepValues, UnreadableFile
 from rules.training.pairing import Pair, file_pairs
+from rules.training.pins import is_requirements_file
 from rules.training.trainers import WORDS, Format, format_of, launch, may_hold
 from rules.training.trainers.facts import (
     Facts,
-    is_requirements_file,
     transformers_from,
     world_from_accelerate,
 )
@@ -242,3 +242,34 @@ def _row(review: Review, pair: Pair, holders: dict[bool, frozenset[str]]) -> Pro
         changed=changed,
         trainer=shown.trainer if shown is not None else fmt.name,
     )
+
+
+def configs_holding(review: Review, words: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(path, format name) of the trainer configs at head (changed or not) whose text holds one of words,
+    for a change outside them (a transformers pin) that changes how they read; at most MAX_DEPENDENT_SCAN
+    files are searched."""
+    cs = review.changeset
+    gone = {f.path for f in cs.files if f.status is FileStatus.REMOVED}
+    gone |= {f.old_path for f in cs.files if f.old_path and f.old_path != f.path}
+    paths = {p for p in cs.base_paths() if p not in gone} | {f.path for f in cs.files if f.path not in gone}
+    candidates = sorted(p for p in paths if _candidate(review, p) and not launch.is_script_path(p))
+    if len(candidates) > MAX_DEPENDENT_SCAN:
+        review.incomplete.setdefault(
+            "trainer configs read under a new transformers pin",
+            f"over {MAX_DEPENDENT_SCAN} YAML/JSON files; the first were searched",
+        )
+    out = []
+    for path in sorted(cs.mentioning(cs.head_sha, candidates[:MAX_DEPENDENT_SCAN], words)):
+        try:
+            text = cs.head_text(path)
+        except UnreadableFile:
+            continue
+        if text is None or len(text) > MAX_TRAINER_BYTES or not may_hold(text):
+            continue
+        try:
+            fmt = format_of(formats.load(text, formats.format_of(path) or "yaml"))
+        except formats.FormatError:
+            continue
+        if fmt is not None:
+            out.append((path, fmt.name))
+    return tuple(out)
