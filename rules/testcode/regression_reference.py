@@ -79,9 +79,9 @@ With `bot check --verify-tests`, a fact decides before the words: in a change th
 something (or for a test its words already take for a regression test), a new test that fails on the
 base code and passes with the change reproduces what the change fixes and is a regression test, and the
 message says so ("it fails on the base code"); in a change that says no fix, failing on the base code
-makes no regression test (a feature's tests fail there too); one that fails on the base code only because a name the
-change adds is missing there (new API) is not, whatever its words. Outcomes another job reported (the
-fork-safe pair's artifact) are never evidence.
+makes no regression test (a feature's tests fail there too); one that fails on the base code only
+because a name the change adds is missing there (new API) is not, whatever its words. Outcomes another
+job reported (the fork-safe pair's artifact) are never evidence.
 
 Each such test that names nothing is an error, and the message says what made it a regression test.
 The other new tests that name nothing get one notice for the whole PR, however many they are.
