@@ -9,7 +9,7 @@ from typing import Any
 
 from rules.core import formats, globs
 from rules.core.base import Review
-from rules.core.models import FileStatus, ProfileMath, StepValues, UnreadableFile
+from rules.core.models import ChangeSet, FileStatus, ProfileMath, StepValues, UnreadableFile
 from rules.training.pairing import Pair, file_pairs
 from rules.training.pins import is_requirements_file
 from rules.training.trainers import WORDS, Format, format_of, launch, may_hold
@@ -188,17 +188,8 @@ def _dependents(review: Review) -> tuple[Pair, ...]:
     names = tuple({posixpath.basename(p) for p in json_files})
     out = []
     for path in sorted(cs.mentioning(cs.head_sha, candidates, names)):
-        try:
-            text = cs.head_text(path)
-        except UnreadableFile:
-            continue
-        if text is None or len(text) > MAX_TRAINER_BYTES or not may_hold(text):
-            continue
-        try:
-            data = formats.load(text, formats.format_of(path) or "yaml")
-        except formats.FormatError:
-            continue
-        if format_of(data) is None:
+        data = _head_data(cs, path)
+        if data is None or format_of(data) is None:
             continue
         for head in (False, True):
             linked = _deepspeed_config(review, path, data, head)
@@ -260,16 +251,23 @@ def configs_holding(review: Review, words: tuple[str, ...]) -> tuple[tuple[str, 
         )
     out = []
     for path in sorted(cs.mentioning(cs.head_sha, candidates[:MAX_DEPENDENT_SCAN], words)):
-        try:
-            text = cs.head_text(path)
-        except UnreadableFile:
-            continue
-        if text is None or len(text) > MAX_TRAINER_BYTES or not may_hold(text):
-            continue
-        try:
-            fmt = format_of(formats.load(text, formats.format_of(path) or "yaml"))
-        except formats.FormatError:
-            continue
+        data = _head_data(cs, path)
+        fmt = format_of(data) if data is not None else None
         if fmt is not None:
             out.append((path, fmt.name))
     return tuple(out)
+
+
+def _head_data(cs: ChangeSet, path: str) -> Any:
+    """An unchanged file's YAML or JSON at head, or None when it cannot be read or parsed, is too large, or
+    holds no trainer key (the cheap text test first)."""
+    try:
+        text = cs.head_text(path)
+    except UnreadableFile:
+        return None
+    if text is None or len(text) > MAX_TRAINER_BYTES or not may_hold(text):
+        return None
+    try:
+        return formats.load(text, formats.format_of(path) or "yaml")
+    except formats.FormatError:
+        return None
