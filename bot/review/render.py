@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rules.core import sanitize
 from rules.core.models import Finding, ProfileMath, Report, Severity, StepValues
 from rules.core.readiness import Gate, GateCheck, Readiness, readiness
+from rules.training.lr_schedule import chart_of
 
 if TYPE_CHECKING:
     import jinja2
@@ -211,6 +212,33 @@ def step_layout(profiles: tuple[ProfileMath, ...], detail: int) -> dict[str, obj
     }
 
 
+def lr_charts(profiles: tuple[ProfileMath, ...]) -> list[dict[str, object]]:
+    """The learning-rate chart of each run, or why it is not drawn. Only numbers reach the Mermaid block;
+    names and scheduler kinds (PR text) go through sanitize outside it."""
+    out: list[dict[str, object]] = []
+    for p in profiles:
+        # A format that names no scheduler (a legacy profile) has nothing to draw and nothing worth saying.
+        if not any(v is not None and v.scheduler for v in (p.base, p.head)):
+            continue
+        c = chart_of(p.base, p.head)
+        lines = [(side, s.rates) for side, s in (("base", c.base), ("head", c.head)) if s.rates]
+        missing = [
+            f"{side}: {sanitize.text(s.unknown, 100)}"
+            for side, s in (("base", c.base), ("head", c.head))
+            if s.unknown and s.unknown != "absent"
+        ]
+        out.append(
+            {
+                "profile": p,
+                # Quoted: xychart's category grammar takes quoted text of any shape.
+                "steps": ", ".join(f'"{s}"' for s in c.steps) if lines else "",
+                "lines": [(side, ", ".join(f"{r:g}" for r in rates)) for side, rates in lines],
+                "missing": missing,
+            }
+        )
+    return out
+
+
 def counts_text(report: Report) -> str:
     """The counts of the heading's line: "1 error, 0 warnings, 0 notices"."""
     return ", ".join(
@@ -301,6 +329,7 @@ def render_comment_counted(report: Report, limit: int = COMMENT_LIMIT) -> tuple[
             step_rows=step_rows,
             steps=step_layout(report.profiles, detail),
             summary_row=summary_row,
+            lr_charts=lr_charts,
             counts={s.value: report.count(s) for s in Severity},
             verifications=report.verifications[:MAX_VERIFICATIONS],
             # Outcomes read from another job's Report (the fork-safe pair): said so, above them all.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from bot.review.render import KIND_LABELS, STEP_FIELDS, shown_value
 from rules.core.models import Finding, ProfileMath, Report, Severity
 from rules.core.sanitize import one_line
+from rules.training.lr_schedule import chart_of, sparkline
 
 _RESET = "\033[0m"
 _STYLES = {
@@ -86,7 +87,20 @@ def profile_table(p: ProfileMath, paint: _Paint) -> list[str]:
     for side, error in (("base", p.base_error), ("head", p.head_error)):
         if error:
             out.append(f"  {paint(side + ':', 'warning')} {one_line(error, _MESSAGE_LIMIT)}")
+    out += lr_lines(p)
     return out
+
+
+def lr_lines(p: ProfileMath) -> list[str]:
+    """One sparkline per side that can be drawn, on the two sides' shared step axis; nothing otherwise."""
+    chart = chart_of(p.base, p.head)
+    width = len("learning rate")
+    return [
+        f"  {'learning rate' if i == 0 else '':<{width}}  {side:<4}  {sparkline(s)}"
+        for i, (side, s) in enumerate(
+            (side, s) for side, s in (("base", chart.base), ("head", chart.head)) if s.rates
+        )
+    ]
 
 
 # How each verification outcome reads in the terminal, with its colour.
