@@ -476,9 +476,7 @@ def _judged(
 ) -> Iterator[tuple[Touched, str]]:
     """The tests mode `evidence` takes for regression tests, with the reason, for one PR; only: the files
     of the change that are this PR's (None: all of them)."""
-    files = [f for f in ctx.changeset.files if only is None or f.path in only]
-    fragments = fragment_kinds(f.path for f in files if f.status is FileStatus.ADDED)
-    said = pr_evidence(pr, fragments, _changelog_entries(files, ctx))
+    said = _evidence(ctx, pr, only)
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
     count = len(tests)
     rewritten = {f.path for f in ctx.changeset.files if f.removed_lines}
@@ -684,12 +682,24 @@ def judge(ctx: Context, mode: str, tests: list[Touched]) -> Judged:
     return Judged(tests, unnamed, judged, numbers, issues, verified)
 
 
+def _evidence(ctx: Context, pr: PullRequest, only: set[str] | None = None) -> PrEvidence:
+    """What a PR says of itself; only: the files of the change that are this PR's (None: all of them, the
+    whole change, read once per review: the changelogs it reads may be long)."""
+
+    def build() -> PrEvidence:
+        files = [f for f in ctx.changeset.files if only is None or f.path in only]
+        fragments = fragment_kinds(f.path for f in files if f.status is FileStatus.ADDED)
+        return pr_evidence(pr, fragments, _changelog_entries(files, ctx))
+
+    if only is not None or pr is not ctx.changeset.pr:
+        return build()
+    return ctx.review.memo("AGT001.evidence", build)
+
+
 def _says_a_fix(ctx: Context) -> bool:
     """Whether the change says it fixes something (its title, commits, labels, closing references, linked
     issues, changelog entries or fragments), and is not only adding tests of another kind."""
-    files = ctx.changeset.files
-    fragments = fragment_kinds(f.path for f in files if f.status is FileStatus.ADDED)
-    said = pr_evidence(ctx.changeset.pr, fragments, _changelog_entries(files, ctx))
+    said = _evidence(ctx, ctx.changeset.pr)
     return said.fix is not None and not said.coverage
 
 
