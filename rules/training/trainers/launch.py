@@ -18,6 +18,10 @@ from typing import Any
 SCRIPT = "$script"
 # A launch script is small; larger text (or more lines) is not one worth reading.
 MAX_LINES = 5000
+# A logical line (continuations joined) longer than this is not read: shlex builds each word a character at a
+# time, which grows as the square of a word's length (400 KB of one word took 1.7 s); real launch commands
+# are a few KB (the longest of the fixtures, 4 KB).
+MAX_LINE = 16 * 1024
 
 _ASSIGN = re.compile(r"^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # `$NAME`, `${NAME}`, and `${NAME:-default}` (the default where the script does not set NAME).
@@ -47,6 +51,8 @@ def _lines(text: str) -> list[str]:
 
 
 def _words(line: str) -> list[str] | None:
+    if len(line) > MAX_LINE:
+        return None
     try:
         return shlex.split(line, comments=True)
     except ValueError:
