@@ -9,10 +9,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules.training.stepmath import (
+    AXOLOTL,
+    CARRIED,
+    DEEPSPEED,
     HF_EPOCH,
     LEGACY_MICRO,
+    LIGHTNING,
+    MEGATRON,
     OPTIMIZER,
+    ROLLOUTS,
+    SHORT,
+    SHORT_FLOOR,
     TORCHTUNE,
+    Exposure,
     Run,
     Scheduler,
     StepInputs,
@@ -22,6 +31,7 @@ from rules.training.stepmath import (
     derive,
     exposure,
     grad_accum,
+    hf_tail,
     scheduler_problems,
     steps_for_examples,
     steps_for_micro_steps,
@@ -247,6 +257,53 @@ EXPOSURES = [
 ]
 
 
+# The worked comparison of ../shared/research/TRAINERS.md §0 (300 micro-batches of one example an epoch,
+# GA 8, one device), read there from each trainer's loop: (run, E=1 and E=3 as steps/examples/unapplied).
+def _worked(semantics, **kw):
+    return [Run(semantics, micro_batches_per_epoch=300, grad_accum=8, epochs=e, **kw) for e in (1, 3)]
+
+
+WORKED = [
+    (_worked(HF_EPOCH), [(38, 300, 0), (114, 900, 0)]),  # >= 4.52: a short step each epoch
+    (_worked(HF_EPOCH, transformers=(5, 0)), [(38, 300, 0), (114, 900, 0)]),
+    (_worked(HF_EPOCH, transformers=(4, 50)), [(37, 296, 0), (111, 880, 0)]),  # stops 35 steps into epoch 3
+    (_worked(HF_EPOCH, transformers=(4, 46)), [(37, 296, 0), (111, 888, 0)]),  # carried, global counter
+    (_worked(TORCHTUNE), [(37, 296, 4), (111, 888, 12)]),  # full recipes on main: tail skipped
+    (_worked(TORCHTUNE, torchtune_carry=True), [(37, 296, 4), (111, 896, 4)]),  # 0.6.1 and LoRA recipes
+    (_worked(LIGHTNING), [(38, 300, 0), (114, 900, 0)]),
+    (_worked(DEEPSPEED), [(37, 296, 4), (112, 896, 4)]),  # the engine's micro-step count spans epochs
+    (_worked(AXOLOTL), [(38, 300, 0), (113, 896, 0)]),  # ceil over the whole run, then HF's loop
+]
+
+
+@pytest.mark.parametrize("runs, expected", WORKED)
+def test_worked_comparison_of_the_trainers(runs, expected):
+    got = [exposure(r) for r in runs]
+    assert [(e.optimizer_steps, e.examples, e.unapplied_micro_steps) for e in got] == expected
+
+
+def test_megatron_and_rollouts():
+    assert exposure(Run(MEGATRON, max_steps=100, grad_accum=4, world_size=8)) == Exposure(100, 3200, 0)
+    assert exposure(Run(MEGATRON, train_samples=3210, grad_accum=4, world_size=8)).optimizer_steps == 100
+    k = Run(ROLLOUTS, max_steps=20, updates_per_rollout=4, grad_accum=2, world_size=8)
+    assert exposure(k) == Exposure(80, 1280, 0)
+    assert convert(k, OPTIMIZER).max_steps == 80
+    assert convert(Run(OPTIMIZER, max_steps=80, updates_per_rollout=4), ROLLOUTS).max_steps == 20
+    with pytest.raises(StepMathError, match="not a whole number of RL iterations"):
+        convert(Run(OPTIMIZER, max_steps=81, updates_per_rollout=4), ROLLOUTS)
+
+
+def test_tail_policy_per_transformers_release():
+    assert [hf_tail(v) for v in (None, (4, 52), (4, 51), (4, 47), (4, 46), (3, 0))] == [
+        SHORT,
+        SHORT,
+        SHORT_FLOOR,
+        SHORT_FLOOR,
+        CARRIED,
+        CARRIED,
+    ]
+
+
 @pytest.mark.parametrize("run, steps, examples, unapplied", EXPOSURES)
 def test_exposure(run, steps, examples, unapplied):
     e = exposure(run)
@@ -262,7 +319,10 @@ def test_exposure(run, steps, examples, unapplied):
         (Run(HF_EPOCH, grad_accum=8), "needs max_steps or micro_batches_per_epoch"),
         (Run(TORCHTUNE, grad_accum=8), "needs micro_batches_per_epoch"),
         (Run(TORCHTUNE, micro_batches_per_epoch=7, grad_accum=8), "no optimizer step"),
-        (Run("megatron", max_steps=3), "unknown semantics"),
+        (Run("nemo-2", max_steps=3), "unknown semantics"),
+        (Run(ROLLOUTS, max_steps=3), "updates_per_rollout is required"),
+        (Run(MEGATRON, train_samples=7, grad_accum=8), "no optimizer step"),
+        (Run(DEEPSPEED, micro_batches_per_epoch=3, grad_accum=8, epochs=2), "no optimizer step"),
         (Run(OPTIMIZER, max_steps=3, grad_accum=0), "grad_accum must be > 0"),
     ],
 )
@@ -328,7 +388,11 @@ def test_floor_never_exceeds_ceil(m, b):
         assert steps_for_micro_steps(m, b) <= steps_for_examples(m, b) <= steps_for_micro_steps(m, b) + 1
 
 
-@given(steps=counts, ga=sizes, to=st.sampled_from([LEGACY_MICRO, HF_EPOCH, OPTIMIZER]))
+@given(
+    steps=counts,
+    ga=sizes,
+    to=st.sampled_from([LEGACY_MICRO, HF_EPOCH, OPTIMIZER, AXOLOTL, LIGHTNING, DEEPSPEED, MEGATRON]),
+)
 def test_optimizer_round_trips(steps, ga, to):
     run = Run(OPTIMIZER, max_steps=steps, grad_accum=ga)
     there = convert(run, to)
@@ -347,6 +411,35 @@ def test_legacy_round_trip_drops_the_tail(m, ga):
     back = convert(convert(run, OPTIMIZER), LEGACY_MICRO)
     assert back.max_steps == m - e.unapplied_micro_steps
     assert exposure(back).examples == e.examples
+
+
+@given(
+    n=counts,
+    ga=sizes,
+    epochs=st.integers(min_value=1, max_value=5),
+    semantics=st.sampled_from([HF_EPOCH, AXOLOTL, LIGHTNING, DEEPSPEED, TORCHTUNE]),
+    version=st.sampled_from([None, (4, 50), (4, 40)]),
+    carry=st.booleans(),
+)
+def test_every_epoch_policy_keeps_to_the_data(n, ga, epochs, semantics, version, carry):
+    """No policy applies more examples than the epochs hold, none makes an update of more than GA
+    micro-batches except a carried tail's, and applied + unapplied never exceeds the data."""
+    run = Run(
+        semantics,
+        micro_batches_per_epoch=n,
+        grad_accum=ga,
+        epochs=epochs,
+        transformers=version,
+        torchtune_carry=carry,
+    )
+    try:
+        e = exposure(run)
+    except StepMathError:
+        assert n * (epochs if semantics == DEEPSPEED else 1) < ga
+        return
+    assert e.examples + e.unapplied_micro_steps <= n * epochs
+    assert e.unapplied_micro_steps <= epochs * (ga - 1)
+    assert e.optimizer_steps >= epochs * (n // ga)
 
 
 @given(n=counts, ga=sizes, epochs=st.integers(min_value=1, max_value=5))

@@ -239,6 +239,15 @@ def test_a_profiles_missing_config_is_blamed_on_the_profile_not_on_config(tmp_pa
         (["--config", "/nonexistent/sft.toml"], "cannot read --config"),
         (["--profile", "/nonexistent/p.toml"], "cannot read --profile"),
         (["--target-examples", "0", "--batch-size", "8"], "target_examples must be > 0"),
+        (["--from", "rollouts", "--max-steps", "20", "--to", "optimizer"], "give --updates-per-rollout"),
+        (
+            ["--from", "hf-epoch", "--max-steps", "20", "--transformers", "latest", "--to", "optimizer"],
+            "--transformers 'latest': give a release as X.Y",
+        ),
+        (
+            ["--from", "optimizer", "--max-steps", "81", "--updates-per-rollout", "4", "--to", "rollouts"],
+            "not a whole number of RL iterations",
+        ),
     ],
 )
 def test_refused_input_is_one_line_exit_2(capsys, argv, message):
@@ -348,3 +357,67 @@ def test_help_groups_the_flags_and_shows_examples(capsys):
     for heading in ("run length (one of):", "batch layout:", "files (flags above override their values):"):
         assert heading in out
     assert "bot steps --target-micro-steps 300 --batch-size 8" in out and "Exit code 0; 1 when" in out
+
+
+# Each trainer's own loop on TRAINERS.md §0's worked run (300 micro-batches an epoch, GA 8, 3 epochs),
+# converted to Prime-RL: (flags of the from side, optimizer steps, examples applied, unapplied micro-batches).
+EPOCH_RUN = ["--micro-batches-per-epoch", "300", "--grad-accum", "8", "--epochs", "3"]
+
+
+@pytest.mark.parametrize(
+    "side, steps, examples, unapplied",
+    [
+        (["hf-epoch"], 114, 900, 0),
+        (["hf-epoch", "--transformers", "4.50"], 111, 880, 0),
+        (["hf-epoch", "--transformers", "4.46.3"], 111, 888, 0),
+        (["axolotl"], 113, 896, 0),
+        (["lightning"], 114, 900, 0),
+        (["deepspeed"], 112, 896, 4),
+        (["torchtune"], 111, 888, 12),
+        (["torchtune", "--torchtune-recipe", "lora"], 111, 896, 4),
+        (["torchtune", "--torchtune", "0.6"], 111, 896, 4),
+    ],
+)
+def test_each_trainer_tail_from_its_own_loop(capsys, side, steps, examples, unapplied):
+    code, data = _json(capsys, "--from", *side, *EPOCH_RUN, "--to", "optimizer")
+    got = data["from"]
+    assert code == 0
+    assert (got["optimizer_steps"], got["examples"], got["unapplied_micro_steps"]) == (
+        steps,
+        examples,
+        unapplied,
+    )
+    # The top level is Prime-RL's: the same updates, each of 8 rows.
+    assert _four(data) == (steps, steps, steps * 8, 0)
+
+
+def test_transformers_upgrade_keeps_the_updates_and_says_which_tail(capsys):
+    argv = ["--from", "hf-epoch", "--transformers", "4.50", *EPOCH_RUN, "--to", "hf-epoch"]
+    code, data = _json(capsys, *argv, "--to-transformers", "4.57")
+    assert code == 0
+    assert (data["from"]["transformers"], data["to"]["transformers"]) == ("4.50", "4.57")
+    assert (data["from"]["tail"], data["to"]["tail"]) == ("short-floor", "short")
+    # 111 updates on 4.57 stop at the same place: 2 epochs of 38 updates and 35 of the third.
+    assert (data["max_steps"], data["effective_train_examples"]) == (111, 880)
+    main(["steps", *argv, "--to-transformers", "4.57"])
+    out = capsys.readouterr().out
+    assert "tail short-floor: each epoch's last update takes the tail, but the length counts whole" in out
+
+
+def test_megatron_side_shows_train_samples(capsys):
+    code, data = _json(
+        capsys, "--from", "legacy-micro", "--max-steps", "300", "--grad-accum", "8", "--to", "megatron"
+    )
+    assert code == 0 and data["to"]["train_samples"] == 296 and data["max_steps"] == 37
+    code, data = _json(
+        capsys, "--from", "megatron", "--train-samples", "300", "--grad-accum", "8", "--to", "optimizer"
+    )
+    assert data["from"]["optimizer_steps"] == 37 and data["max_steps"] == 37
+
+
+def test_rollouts_count_iterations(capsys):
+    code, data = _json(
+        capsys, "--from", "rollouts", "--max-steps", "20", "--updates-per-rollout", "4", "--grad-accum", "2",
+        "--to", "optimizer",
+    )  # fmt: skip
+    assert code == 0 and data["max_steps"] == 80 and data["from"]["max_steps"] == 20

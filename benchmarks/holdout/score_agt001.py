@@ -38,8 +38,9 @@ from rules.core.models import PullRequest  # noqa: E402
 
 # `all` is the first round (tune + holdout, both read or scored already); `holdout2` is the second
 # hold-out, sampled for the next round of changes and selected only by name so no run reads it by accident.
-SPLITS = ("tune", "holdout", "holdout2", "all")
-UNSCORED: tuple[str, ...] = ()  # hold-outs not scored yet: aggregates only
+SPLITS = ("tune", "holdout", "holdout2", "tune3", "holdout3", "all")
+# The third round (2026-12-05): `tune3` may be read while changing the rules, `holdout3` is scored once.
+UNSCORED: tuple[str, ...] = ("holdout3",)  # hold-outs not scored yet: aggregates only
 ROUND_ONE = ("tune", "holdout")
 
 

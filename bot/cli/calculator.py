@@ -17,7 +17,10 @@ from rules.training.primerl import PrimeRLConfig, PrimeRLError, parse_prime_rl
 from rules.training.profiles import MAX_PROFILE_BYTES, Profile, ProfileError, parse_profiles
 from rules.training.stepmath import (
     LEGACY_MICRO,
+    MEGATRON,
+    ROLLOUTS,
     SEMANTICS,
+    TAILS,
     Run,
     StepMathError,
     batch_problems,
@@ -26,6 +29,7 @@ from rules.training.stepmath import (
     exposure,
     grad_accum,
     scheduler_problems,
+    tail_policy,
 )
 
 UNSYNC = "`sync_scheduler_to_max_steps = false`"
@@ -173,6 +177,15 @@ def conversion(args: argparse.Namespace) -> dict[str, Any]:
             "this conversion counts micro-batches: give --grad-accum (micro-batches per optimizer step) "
             "or --batch-size"
         )
+    if args.updates_per_rollout is None and ROLLOUTS in (args.from_, args.to):
+        raise StepsError(
+            "rollouts count RL iterations: give --updates-per-rollout (optimizer steps of one iteration: "
+            "ppo_epochs * train_batch_size / ppo_mini_batch_size)"
+        )
+    version = _release(args.transformers, "--transformers")
+    torchtune = _release(args.torchtune, "--torchtune")
+    # LoRA-style recipes carry the tail into the next epoch, and so did every recipe up to 0.6.1.
+    carry = args.torchtune_recipe == "lora" or (torchtune is not None and torchtune <= (0, 6))
     run = Run(
         semantics=args.from_,
         max_steps=args.max_steps,
@@ -182,9 +195,15 @@ def conversion(args: argparse.Namespace) -> dict[str, Any]:
         micro_batches_per_epoch=args.micro_batches_per_epoch,
         epochs=args.epochs,
         max_steps_per_epoch=args.max_steps_per_epoch,
+        transformers=version,
+        torchtune_carry=carry,
+        train_samples=args.train_samples,
+        updates_per_rollout=args.updates_per_rollout,
     )
     source = exposure(run)
     target = convert(run, args.to)
+    if args.to_transformers is not None:
+        target = replace(target, transformers=_release(args.to_transformers, "--to-transformers"))
     after = exposure(target)
     # The top-level values are all the converted run's (the `to` side, named by `semantics`); the run as
     # given is under `from`, so no field mixes the two.
@@ -195,10 +214,33 @@ def conversion(args: argparse.Namespace) -> dict[str, Any]:
         "unapplied_micro_steps": after.unapplied_micro_steps,
         "semantics": target.semantics,
         "optimizer_steps": after.optimizer_steps,
-        "from": {**asdict(run), **asdict(source)},
-        "to": {**asdict(target), **asdict(after)},
+        "from": _side(run, source),
+        "to": _side(target, after),
         "problems": [],
     }
+
+
+def _release(text: str | None, flag: str) -> tuple[int, int] | None:
+    """X.Y (or X.Y.Z) as (X, Y); None when not given."""
+    if text is None:
+        return None
+    parts = text.strip().lstrip("v").split(".")
+    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
+        raise StepsError(f"{flag} {text!r}: give a release as X.Y, e.g. 4.57")
+    return int(parts[0]), int(parts[1])
+
+
+def _side(run: Run, exp: Any) -> dict[str, Any]:
+    """One side of a conversion: the run as given or converted, what it does, and its tail policy."""
+    out: dict[str, Any] = {**asdict(run), **asdict(exp)}
+    out["transformers"] = None if run.transformers is None else "{}.{}".format(*run.transformers)
+    if run.semantics == MEGATRON and run.max_steps is not None:
+        out["train_samples"] = run.max_steps * run.batch_size  # the same run as --train-samples
+    if run.semantics != "torchtune":
+        out.pop("torchtune_carry")
+    policy = tail_policy(run)
+    out["tail"] = None if policy is None else policy
+    return out
 
 
 # The rows of a conversion's table: (label, key in the `from`/`to` values).
@@ -214,6 +256,10 @@ _CONVERSION_ROWS = (
     ("micro_batches_per_epoch", "micro_batches_per_epoch"),
     ("epochs", "epochs"),
     ("max_steps_per_epoch", "max_steps_per_epoch"),
+    ("train_samples", "train_samples"),
+    ("updates_per_rollout", "updates_per_rollout"),
+    ("transformers", "transformers"),
+    ("tail", "tail"),
 )
 
 
@@ -229,6 +275,8 @@ def _conversion_text(answer: dict[str, Any]) -> str:
     width = max(len(head[0]), *(len(r[1]) for r in rows)) + 2
     lines = [f"{'':<26}{head[0]:<{width}}{head[1]}"]
     lines += [f"{label:<26}{left:<{width}}{right}" for label, left, right in rows]
+    tails = {side["tail"] for side in sides if side.get("tail")}
+    lines += [f"tail {name}: {TAILS[name]}" for name in sorted(tails)]
     lines += [f"problem: {p}" for p in answer["problems"]]
     return "\n".join(lines) + "\n"
 

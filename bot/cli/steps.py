@@ -14,6 +14,8 @@ EXAMPLES = """examples:
   bot steps --config configs/sft/run.toml --target-micro-steps 300
   bot steps --profile compat_profiles/run.toml          a compat profile (and the config it names)
   bot steps --from legacy-micro --max-steps 300 --grad-accum 8 --to optimizer
+  bot steps --from hf-epoch --transformers 4.50 --micro-batches-per-epoch 300 --grad-accum 8 \
+            --epochs 3 --to hf-epoch --to-transformers 4.57   the same updates after an upgrade
 
 Exit code 0; 1 when Prime-RL would refuse the result (see "problem:"); 2 when the input is refused.
 Each semantics, with worked examples: docs/stepmath.md, installed with the package (`bot steps --doc`
@@ -85,6 +87,32 @@ def add_steps_parser(sub: argparse._SubParsersAction) -> None:
     )
     conv.add_argument("--epochs", type=int, default=1, metavar="N", help="epochs (default 1)")
     conv.add_argument("--max-steps-per-epoch", type=int, metavar="N", help="torchtune cap per epoch")
+    conv.add_argument(
+        "--transformers",
+        metavar="X.Y",
+        help="transformers release of an hf-epoch/axolotl run (default: 4.52 or later); the tail and the "
+        "run length depend on it",
+    )
+    conv.add_argument(
+        "--to-transformers", metavar="X.Y", help="release of the --to side when it differs (an upgrade)"
+    )
+    conv.add_argument(
+        "--torchtune-recipe",
+        choices=("full", "lora"),
+        default="full",
+        help="full (default): the tail is skipped; lora (also QAT, DPO, KD): carried into the next epoch",
+    )
+    conv.add_argument(
+        "--torchtune", metavar="X.Y", help="torchtune release; 0.6 and older carry the tail in every recipe"
+    )
+    conv.add_argument("--train-samples", type=int, metavar="N", help="megatron: --train-samples instead")
+    conv.add_argument(
+        "--updates-per-rollout",
+        type=int,
+        metavar="K",
+        help="rollouts: optimizer steps of one RL iteration (ppo_epochs * train_batch_size / "
+        "ppo_mini_batch_size)",
+    )
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help="text (default): a table; json: the values"
     )

@@ -10,7 +10,10 @@ Named semantics say what a trainer's step count means:
 - `optimizer`: Prime-RL; max_steps counts optimizer steps of B rows each.
 - `hf-epoch`: HF Trainer / TRL; max_steps counts optimizer steps, and an epoch's short tail IS stepped
   (ceil per epoch).
-- `torchtune`: steps per epoch are micro_batches // GA, optionally capped; the tail is never stepped.
+- `torchtune`: steps per epoch are micro_batches // GA, optionally capped; the tail is skipped, or carried
+  into the next epoch's first step (LoRA recipes, and every recipe up to 0.6.1).
+- `axolotl`, `lightning`, `deepspeed`, `megatron`, `rollouts`: see `rules/training/semantics.py`; each
+  epoch-based trainer's tail policy is `tail_policy`.
 """
 
 from __future__ import annotations
@@ -18,10 +21,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 # Re-exported: the names live apart so that `bot --help` can list them without this module.
+from rules.training.semantics import AXOLOTL as AXOLOTL
+from rules.training.semantics import DEEPSPEED as DEEPSPEED
 from rules.training.semantics import EXAMPLES as EXAMPLES
 from rules.training.semantics import HF_EPOCH as HF_EPOCH
 from rules.training.semantics import LEGACY_MICRO as LEGACY_MICRO
+from rules.training.semantics import LIGHTNING as LIGHTNING
+from rules.training.semantics import MEGATRON as MEGATRON
 from rules.training.semantics import OPTIMIZER as OPTIMIZER
+from rules.training.semantics import ROLLOUTS as ROLLOUTS
 from rules.training.semantics import SEMANTICS as SEMANTICS
 from rules.training.semantics import TORCHTUNE as TORCHTUNE
 
@@ -271,13 +279,36 @@ def batch_problems(inputs: StepInputs) -> list[str]:
 
 # --- Conversions between semantics -------------------------------------------------------------
 
+# How a trainer treats an epoch's last L mod GA micro-batches (its tail) and counts the run's length
+# (TRAINERS.md §0, read from each trainer's loop):
+SHORT = "short"  # a short update ends each epoch; the length counts ceil(L / GA) an epoch
+SHORT_FLOOR = "short-floor"  # a short update, but the length counts floor(L / GA): epoch runs end early
+CARRIED = "carried"  # an update every GA micro-batches of a count across epochs; length E * floor(L / GA)
+CARRIED_ALL = "carried-all"  # the same count, but the loop runs every epoch: floor(E * L / GA) updates
+CARRIED_FIRST = "carried-first"  # floor(L / GA) an epoch; the tail joins the next epoch's first update
+SKIPPED = "skipped"  # floor(L / GA) an epoch; the tail is never stepped
+
+TAILS = {
+    SHORT: "each epoch's last update takes the tail's micro-batches",
+    SHORT_FLOOR: "each epoch's last update takes the tail, but the length counts whole updates, so an "
+    "epoch-based run ends early",
+    CARRIED: "the tail is carried into the next epoch's first update; the length counts whole updates",
+    CARRIED_ALL: "the tail is carried into the next epoch's first update; only the last one is unapplied",
+    CARRIED_FIRST: "the tail is added to the next epoch's first update; only the last one is unapplied",
+    SKIPPED: "the tail is never stepped",
+}
+
 
 @dataclass(frozen=True)
 class Run:
     """A training run described in one trainer's semantics.
 
-    max_steps means micro-batches (legacy-micro) or optimizer steps (optimizer, hf-epoch);
-    torchtune has no total, only epochs and max_steps_per_epoch.
+    max_steps means micro-batches (legacy-micro), RL iterations (rollouts) or optimizer steps (the
+    others; Megatron's --train-iters); torchtune has no total, only epochs and max_steps_per_epoch.
+    transformers is the release of an HF-based run (hf-epoch, axolotl), None for a current one;
+    torchtune_carry says the torchtune recipe carries the tail (LoRA/QAT/DPO/KD recipes, and every recipe
+    up to 0.6.1); train_samples is Megatron's --train-samples; updates_per_rollout is K, the optimizer
+    steps of one RL iteration (ppo_epochs * train_batch_size / ppo_mini_batch_size).
     """
 
     semantics: str
@@ -288,6 +319,10 @@ class Run:
     micro_batches_per_epoch: int | None = None
     epochs: int = 1
     max_steps_per_epoch: int | None = None
+    transformers: tuple[int, int] | None = None
+    torchtune_carry: bool = False
+    train_samples: int | None = None
+    updates_per_rollout: int | None = None
 
     @property
     def batch_size(self) -> int:
@@ -304,6 +339,29 @@ class Exposure:
     unapplied_micro_steps: int
 
 
+def hf_tail(version: tuple[int, int] | None) -> str:
+    """How a transformers release handles the tail (TRAINERS.md §1): short updates counted as such from
+    4.52 on (None, an unknown release, is taken as a current one), counted as whole updates in 4.47 to
+    4.51, carried across epochs up to 4.46."""
+    if version is None or version >= (4, 52):
+        return SHORT
+    return SHORT_FLOOR if version >= (4, 47) else CARRIED
+
+
+def tail_policy(run: Run) -> str | None:
+    """The tail policy of the run's trainer; None where epochs play no part (legacy-micro, optimizer,
+    megatron, rollouts)."""
+    if run.semantics in (HF_EPOCH, AXOLOTL):
+        return hf_tail(run.transformers)
+    if run.semantics == LIGHTNING:
+        return SHORT
+    if run.semantics == DEEPSPEED:
+        return CARRIED_ALL
+    if run.semantics == TORCHTUNE:
+        return CARRIED_FIRST if run.torchtune_carry else SKIPPED
+    return None
+
+
 def _check_run(run: Run) -> None:
     if run.semantics not in SEMANTICS:
         raise StepMathError(
@@ -311,15 +369,68 @@ def _check_run(run: Run) -> None:
         )
     for name in ("grad_accum", "micro_batch_size", "world_size", "epochs"):
         _positive(name, getattr(run, name))
-    for name in ("max_steps", "micro_batches_per_epoch", "max_steps_per_epoch"):
+    for name in ("max_steps", "micro_batches_per_epoch", "max_steps_per_epoch", "train_samples"):
         if getattr(run, name) is not None:
             _positive(name, getattr(run, name))
+    if run.semantics == ROLLOUTS:
+        _positive("updates_per_rollout", run.updates_per_rollout)
+
+
+def _no_step(n: int, ga: int) -> StepMathError:
+    return StepMathError(
+        f"micro_batches_per_epoch={n} is smaller than grad_accum={ga}: no optimizer step at all", kind="batch"
+    )
+
+
+def _short(run: Run, n: int, policy: str) -> Exposure:
+    """HF >= 4.47, Lightning and axolotl: every epoch ends with a short update; the run stops at its S-th
+    update, even within an epoch (and goes round the data again when S asks for more)."""
+    ga, rows = run.grad_accum, run.micro_batch_size * run.world_size
+    per_epoch = max(-(-n // ga), 1)
+    if run.max_steps is not None:
+        steps = run.max_steps
+    elif run.semantics == AXOLOTL:
+        steps = max(-(-(run.epochs * n) // ga), 1)  # axolotl's total, handed to the HF loop as max_steps
+    else:
+        steps = run.epochs * (per_epoch if policy == SHORT else max(n // ga, 1))
+    whole, rest = divmod(steps, per_epoch)
+    return Exposure(steps, (whole * n + min(rest * ga, n)) * rows, 0)
+
+
+def _epoch_exposure(run: Run, n: int, policy: str) -> Exposure:
+    """Updates, examples and unapplied micro-batches of an epoch-based run of n micro-batches an epoch."""
+    ga, rows = run.grad_accum, run.micro_batch_size * run.world_size
+    if policy in (SHORT, SHORT_FLOOR) or (policy == CARRIED and n < ga):
+        # An epoch shorter than GA steps once at its end in every transformers release.
+        return _short(run, n, policy)
+    if policy in (CARRIED, CARRIED_ALL):
+        if run.max_steps is not None:
+            return Exposure(run.max_steps, run.max_steps * run.batch_size, 0)
+        if policy == CARRIED:
+            steps = run.epochs * (n // ga)
+            return Exposure(steps, steps * run.batch_size, 0)
+        total = run.epochs * n
+        if total < ga:
+            raise _no_step(total, ga)
+        return Exposure(total // ga, total // ga * run.batch_size, total % ga)
+    # torchtune: floor(L / GA) an epoch, optionally capped; a cap below that stops before the tail.
+    per_epoch = n // ga
+    tail = n - per_epoch * ga
+    if run.max_steps_per_epoch is not None and run.max_steps_per_epoch < per_epoch:
+        per_epoch, tail = run.max_steps_per_epoch, 0
+    if per_epoch == 0:
+        raise _no_step(n, ga)
+    steps = run.epochs * per_epoch
+    if policy == CARRIED_FIRST:
+        # Every tail but the last is applied with the next epoch's first update.
+        return Exposure(steps, (steps * ga + (run.epochs - 1) * tail) * rows, tail)
+    return Exposure(steps, steps * run.batch_size, run.epochs * tail)
 
 
 def exposure(run: Run) -> Exposure:
     """Optimizer steps, examples stepped and unapplied micro-batches of a run in its own semantics."""
     _check_run(run)
-    ga, rows = run.grad_accum, run.micro_batch_size * run.world_size
+    ga = run.grad_accum
     n = run.micro_batches_per_epoch
     if run.semantics == LEGACY_MICRO:
         m = _positive("max_steps", run.max_steps)
@@ -329,53 +440,60 @@ def exposure(run: Run) -> Exposure:
                 f"max_steps={m} micro-batches is smaller than grad_accum={ga}: no optimizer step at all",
                 kind="batch",
             )
-        return Exposure(steps, steps * ga * rows, m - steps * ga)
+        return Exposure(steps, steps * ga * run.micro_batch_size * run.world_size, m - steps * ga)
     if run.semantics == OPTIMIZER:
         steps = _positive("max_steps", run.max_steps)
         return Exposure(steps, steps * run.batch_size, 0)
-    if run.semantics == HF_EPOCH:
-        if run.max_steps is not None:
-            steps = run.max_steps
-            if n is None:
-                return Exposure(steps, steps * run.batch_size, 0)
-            per_epoch = -(-n // ga)
-            full, rest = divmod(steps, per_epoch)
-            return Exposure(steps, (full * n + rest * ga) * rows, 0)
-        if n is None:
-            raise StepMathError("hf-epoch needs max_steps or micro_batches_per_epoch", kind="missing")
-        per_epoch = -(-n // ga)
-        return Exposure(run.epochs * per_epoch, run.epochs * n * rows, 0)
-    # torchtune
-    cap = run.max_steps_per_epoch
-    if n is None:
+    if run.semantics == MEGATRON:
+        if run.max_steps is None and run.train_samples is not None:
+            steps = run.train_samples // run.batch_size
+            if steps == 0:
+                raise StepMathError(
+                    f"train_samples={run.train_samples} is smaller than the global batch "
+                    f"{run.batch_size}: no optimizer step at all",
+                    kind="batch",
+                )
+            return Exposure(steps, steps * run.batch_size, 0)
+        steps = _positive("max_steps", run.max_steps)
+        return Exposure(steps, steps * run.batch_size, 0)
+    if run.semantics == ROLLOUTS:
+        iterations = _positive("max_steps", run.max_steps)
+        steps = iterations * (run.updates_per_rollout or 1)
+        return Exposure(steps, steps * run.batch_size, 0)
+    policy = tail_policy(run)
+    assert policy is not None
+    if run.semantics == TORCHTUNE and n is None:
+        cap = run.max_steps_per_epoch
         if cap is None:
             raise StepMathError(
                 "torchtune needs micro_batches_per_epoch or max_steps_per_epoch", kind="missing"
             )
         return Exposure(run.epochs * cap, run.epochs * cap * run.batch_size, 0)
-    per_epoch = n // ga
-    if cap is not None and cap < per_epoch:
-        per_epoch, tail = cap, 0  # the loop stops before the tail is reached
-    else:
-        tail = n - per_epoch * ga
-    if per_epoch == 0:
-        raise StepMathError(
-            f"micro_batches_per_epoch={n} is smaller than grad_accum={ga}: no optimizer step at all",
-            kind="batch",
-        )
-    steps = run.epochs * per_epoch
-    return Exposure(steps, steps * run.batch_size, run.epochs * tail)
+    if n is None:
+        if run.max_steps is None:
+            raise StepMathError(f"{run.semantics} needs max_steps or micro_batches_per_epoch", kind="missing")
+        # Without the epoch's length the tail cannot be placed: every update is whole.
+        return Exposure(run.max_steps, run.max_steps * run.batch_size, 0)
+    return _epoch_exposure(run, n, policy)
 
 
 def convert(run: Run, to: str) -> Run:
     """The same number of optimizer updates, expressed in another trainer's semantics."""
     steps = exposure(run).optimizer_steps
-    blank = replace(run, semantics=to, max_steps=None, epochs=1, max_steps_per_epoch=None)
+    blank = replace(run, semantics=to, max_steps=None, epochs=1, max_steps_per_epoch=None, train_samples=None)
     _check_run(blank)
-    if to in (OPTIMIZER, HF_EPOCH):
+    if to in (OPTIMIZER, HF_EPOCH, AXOLOTL, LIGHTNING, DEEPSPEED, MEGATRON):
         return replace(blank, max_steps=steps)
     if to == LEGACY_MICRO:
         return replace(blank, max_steps=steps * run.grad_accum)
+    if to == ROLLOUTS:
+        k = blank.updates_per_rollout or 1
+        if steps % k:
+            raise StepMathError(
+                f"{steps} optimizer steps is not a whole number of RL iterations of {k} steps each",
+                kind="invalid",
+            )
+        return replace(blank, max_steps=steps // k)
     n = run.micro_batches_per_epoch
     if n is None:
         return replace(blank, max_steps_per_epoch=steps)
