@@ -101,3 +101,28 @@ def test_the_c_parser_path_reads_real_yaml_as_the_pure_loader_does(path):
 def test_the_c_parser_path_agrees_with_the_pure_loader_on_edge_cases(text):
     got, want = _both(text)
     assert got == want
+
+
+@pytest.mark.parametrize("path", _CORPUS, ids=lambda p: str(p.relative_to(Path(__file__).parent)))
+def test_key_lines_are_the_same_from_libyaml_and_the_pure_composer(path, monkeypatch):
+    """Where a key sits is read with libyaml's composer for plain text (issue 25: a review of 200 trainer
+    configs spent most of its time composing them twice in pure Python); every fixture's keys must come
+    out on the same lines as the pure composer puts them."""
+    from rules.core import formats
+
+    text = path.read_text(encoding="utf-8", errors="replace")
+    fast = formats.key_lines(text, "yaml")
+    monkeypatch.setattr(formats, "_fast_loader", lambda: None)
+    assert fast == formats.key_lines(text, "yaml")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: 1\r\nb:\r\n  c: 2\r\n", "a: 1\rb: 2\n", "a: 1\na: 2\n", "a: [1, 2\n", "- x: 1\n- y: {z: 3}\n"],
+)
+def test_key_lines_agree_on_line_breaks_duplicates_and_errors(text, monkeypatch):
+    from rules.core import formats
+
+    fast = formats.key_lines(text, "yaml")
+    monkeypatch.setattr(formats, "_fast_loader", lambda: None)
+    assert fast == formats.key_lines(text, "yaml")

@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from itertools import groupby
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rules.core import sanitize
 from rules.core.models import Finding, ProfileMath, Report, Severity, StepValues
@@ -311,16 +311,9 @@ def render_comment(report: Report, limit: int = COMMENT_LIMIT) -> str:
     return render_comment_counted(report, limit)[0]
 
 
-def render_comment_counted(report: Report, limit: int = COMMENT_LIMIT) -> tuple[str, int]:
-    """The status comment and how many of the report's first findings it shows (the rest are cut for size)."""
-    template = _template()
-    # A finding takes at least a dozen characters: more than limit // 12 can never fit, so never render them.
-    shown = min(len(report.findings), limit // 12)
-    # Every derived value of a profile takes a few hundred characters: the detail gives way first, then
-    # the findings.
-    detail = min(len(report.profiles), limit // 300)
-    while True:
-        body = template.render(
+def _render(template: Any, report: Report, shown: int, detail: int) -> str:
+    return str(
+        template.render(
             marker=MARKER,
             top=render_top(report.verdict, report.labels, counts_text(report), report.checks),
             report=report,
@@ -337,9 +330,30 @@ def render_comment_counted(report: Report, limit: int = COMMENT_LIMIT) -> tuple[
             verifications_hidden=max(len(report.verifications) - MAX_VERIFICATIONS, 0),
             outcomes=OUTCOME_LABELS,
         )
+    )
+
+
+def render_comment_counted(report: Report, limit: int = COMMENT_LIMIT) -> tuple[str, int]:
+    """The status comment and how many of the report's first findings it shows (the rest are cut for size)."""
+    template = _template()
+    # A finding takes at least a dozen characters: more than limit // 12 can never fit, so never render them.
+    shown = min(len(report.findings), limit // 12)
+    # Every derived value of a profile takes a few hundred characters: the detail gives way first, then
+    # the findings.
+    detail = min(len(report.profiles), limit // 300)
+    estimated = False
+    while True:
+        body = _render(template, report, shown, detail)
         if len(body) <= limit:
             return body, shown
-        if detail > 0:
+        if detail > 1 and not estimated:
+            # Once: how many profiles' details fit, from what they took here against a body without any
+            # (two renders, where halving took five on a pull request changing 200 trainer configs).
+            estimated = True
+            bare = len(_render(template, report, shown, 0))
+            each = max((len(body) - bare) / detail, 1.0)
+            detail = max(min(int((limit - bare) / each * 0.95), detail // 2), 0)
+        elif detail > 0:
             detail = detail // 2
         elif shown > 0:
             shown = shown // 2

@@ -235,13 +235,26 @@ def _line(text: str, mark: Any) -> int:
     return line_at(text, index) if isinstance(index, int) else int(mark.line) + 1
 
 
+def _compose(text: str) -> Any:
+    """The node tree of the text: libyaml's composer for plain text (as `_load_fast`), else the pure one."""
+    import yaml
+
+    loader = _fast_loader() if _PLAIN_YAML.match(text) else None
+    if loader is not None:
+        try:
+            return yaml.compose(text, Loader=loader)  # noqa: S506 - SafeLoader on libyaml, nodes only
+        except (yaml.YAMLError, ValueError, RecursionError):
+            pass  # the pure composer judges it
+    try:
+        return yaml.compose(text, Loader=_loader())  # noqa: S506 - SafeLoader subclass, nodes only
+    except yaml.YAMLError:
+        raise FormatError("invalid YAML") from None
+
+
 def _yaml_key_lines(text: str) -> dict[tuple[str, ...], int]:
     import yaml
 
-    try:
-        root = yaml.compose(text, Loader=_loader())  # noqa: S506 - SafeLoader subclass, nodes only
-    except yaml.YAMLError:
-        raise FormatError("invalid YAML") from None
+    root = _compose(text)
     out: dict[tuple[str, ...], int] = {}
     stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
     while stack:

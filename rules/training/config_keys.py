@@ -24,6 +24,42 @@ def _text(review: Review, path: str, head: bool) -> str | None:
     return text if text is not None and len(text) <= MAX_BYTES else None
 
 
+def parsed(review: Review, path: str, text: str, fmt: str, head: bool) -> Any:
+    """The config at one side parsed as fmt, once per review (the step table and the rules that point at a
+    key read the same file); raises FormatError as formats.load does. The data is shared: read it only."""
+
+    def build() -> Any:
+        try:
+            return formats.load(text, fmt)
+        except formats.FormatError as exc:
+            return exc
+
+    got = review.memo(f"config_keys.parsed:{'head' if head else 'base'}:{fmt}:{path}", build)
+    if isinstance(got, formats.FormatError):
+        raise got
+    return got
+
+
+def value(review: Review, path: str, names: tuple[str, ...], head: bool = True) -> tuple[bool, Any]:
+    """(True, value) of the first of `names` a YAML/JSON/TOML config sets (at any depth, in file order as
+    far as the parsed data keeps it), (False, None) when it sets none: `find` without the line, for rules
+    that need the line only when they report."""
+    text = _text(review, path, head)
+    fmt = formats.format_of(path)
+    if text is None or fmt not in ("yaml", "json", "toml"):
+        found = find(review, path, names, head)
+        return (False, None) if found is None else (True, found[1])
+    try:
+        data = parsed(review, path, text, fmt, head)
+    except formats.FormatError:
+        return False, None
+    for name in names:
+        hit = _first(data, name)
+        if hit is not None:
+            return True, hit[0]
+    return False, None
+
+
 def find(review: Review, path: str, names: tuple[str, ...], head: bool = True) -> tuple[int, Any] | None:
     """(line, value) of the first of `names` the config at `path` sets (at any depth), or None when it sets
     none of them; a launch script's value is the override's text."""
@@ -32,11 +68,13 @@ def find(review: Review, path: str, names: tuple[str, ...], head: bool = True) -
         return None
     fmt = formats.format_of(path)
     if fmt in ("yaml", "json", "toml"):
-        lines = formats.key_lines(text, "yaml" if fmt == "json" else fmt)  # JSON is YAML for positions
         try:
-            data = formats.load(text, fmt)
+            data = parsed(review, path, text, fmt, head)
         except formats.FormatError:
             return None
+        if not any(_sets(data, name) for name in names):
+            return None  # most configs set none of them: no need to find where keys sit
+        lines = formats.key_lines(text, "yaml" if fmt == "json" else fmt)  # JSON is YAML for positions
         for name in names:
             for key, line in sorted(lines.items(), key=lambda kv: kv[1]):
                 if key and key[-1] == name:
@@ -47,6 +85,25 @@ def find(review: Review, path: str, names: tuple[str, ...], head: bool = True) -
     if match is None:
         return None
     return text.count("\n", 0, match.start(1)) + 1, match.group(2)
+
+
+def _first(data: Any, name: str) -> tuple[Any] | None:
+    """(value,) of the key name in the first mapping that has it, depth first in document order, or None."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if name in item:
+                return (item[name],)
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return None
+
+
+def _sets(data: Any, name: str) -> bool:
+    """Whether a mapping at any depth of data has the key name."""
+    return _first(data, name) is not None
 
 
 def _value(data: Any, key: tuple[str, ...]) -> Any:

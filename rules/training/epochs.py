@@ -51,13 +51,13 @@ _EPOCH_KEYS = {
 }
 
 
-def _pair(ctx: Context, path: str, epoch_keys: tuple[str, ...], head: bool) -> tuple[int, int, Any] | None:
-    """(max_steps line, max_steps, epochs) where the config at one side sets both, max_steps above 0."""
-    steps = config_keys.find(ctx.review, path, ("max_steps",), head=head)
-    epochs = config_keys.find(ctx.review, path, epoch_keys, head=head)
-    if steps is None or epochs is None or not isinstance(steps[1], int) or steps[1] <= 0:
+def _pair(ctx: Context, path: str, epoch_keys: tuple[str, ...], head: bool) -> tuple[int, Any] | None:
+    """(max_steps, epochs) where the config at one side sets both, max_steps above 0."""
+    has_steps, steps = config_keys.value(ctx.review, path, ("max_steps",), head=head)
+    has_epochs, epochs = config_keys.value(ctx.review, path, epoch_keys, head=head)
+    if not has_steps or not has_epochs or not isinstance(steps, int) or isinstance(steps, bool) or steps <= 0:
         return None
-    return steps[0], steps[1], epochs[1]
+    return steps, epochs
 
 
 def _amounts(values: StepValues, steps: int) -> str:
@@ -78,16 +78,18 @@ def check(ctx: Context) -> Iterator[Finding]:
         found = _pair(ctx, row.path, keys, head=True)
         if found is None:
             continue
-        line, steps, epochs = found
+        steps, epochs = found
         if row.base is not None and row.ported_from is None:
             before = _pair(ctx, row.path, keys, head=False)
-            if before is not None and before[1:] == found[1:]:
+            if before is not None and before == found:
                 continue  # the pair was there before and neither number moved
+        # Where the key sits is looked up only for a finding: most configs leave the pair alone.
+        where = config_keys.find(ctx.review, row.path, ("max_steps",), head=True)
         yield ctx.finding(
             f"`{row.name}`: `max_steps: {steps}` overrides `{keys[0]}: {epochs}`; the run stops after "
             f"{steps} updates, {_amounts(new, steps)}.",
             path=row.path,
-            line=line,
+            line=where[0] if where else None,
         )
 
 

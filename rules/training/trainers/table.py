@@ -10,6 +10,7 @@ from typing import Any
 from rules.core import formats, globs
 from rules.core.base import Review
 from rules.core.models import ChangeSet, FileStatus, ProfileMath, StepValues, UnreadableFile
+from rules.training import config_keys
 from rules.training.pairing import Pair, file_pairs
 from rules.training.pins import is_requirements_file
 from rules.training.trainers import WORDS, Format, format_of, launch, may_hold
@@ -89,7 +90,7 @@ def _side(
     if text is None or len(text) > MAX_TRAINER_BYTES or not may_hold(text):
         return None, None, None
     try:
-        data = _parse(path, text)
+        data = _parse(review, path, text, head)
     except formats.FormatError as exc:
         return None, None, f"cannot be parsed: {exc}"
     fmt = format_of(data)
@@ -105,11 +106,12 @@ def _side(
         return fmt, None, str(exc)
 
 
-def _parse(path: str, text: str) -> object:
-    """A config parsed as its format; a launch script into its commands' overrides and flags (never run)."""
+def _parse(review: Review, path: str, text: str, head: bool) -> object:
+    """A config parsed as its format (once per review, shared with the rules that point at its keys); a
+    launch script into its commands' overrides and flags (never run)."""
     if launch.is_script_path(path):
         return launch.parse(text)
-    return formats.load(text, formats.format_of(path) or "yaml")
+    return config_keys.parsed(review, path, text, formats.format_of(path) or "yaml", head)
 
 
 def _deepspeed_config(
