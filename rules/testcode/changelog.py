@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 # CHANGELOG.md, CHANGES.rst, HISTORY.md, NEWS, RELEASE_NOTES.md, docs/changelog.rst...
-_NAMES = frozenset("changelog changes history news releasenotes release_notes release-notes whatsnew".split())
+# Compared with `_` and `-` taken out: versionhistory.rst, release-history.md, CHANGE_LOG are the same kinds.
+_NAMES = frozenset(
+    "changelog changes history news releasenotes whatsnew versionhistory releasehistory changelogs".split()
+)
 _SUFFIXES = frozenset(("", ".md", ".rst", ".txt", ".markdown"))
 # A changelog of many megabytes is read only this far: the entries a PR adds are near the top.
 MAX_LINES = 20_000
@@ -67,7 +70,7 @@ def is_changelog(path: str) -> bool:
     p = PurePosixPath(path)
     suffix = p.suffix.lower()
     stem = p.stem if suffix in _SUFFIXES else p.name
-    return suffix in _SUFFIXES and stem.lower() in _NAMES
+    return suffix in _SUFFIXES and stem.lower().replace("_", "").replace("-", "") in _NAMES
 
 
 def section_kind(title: str) -> str:

@@ -91,7 +91,8 @@ _NOT_BEFORE = {
     r"flake8|spelling|review)[\s_-]*$",
     "reg": r"(?:linear|logistic|ridge|lasso|polynomial|quantile|isotonic|kernel|poisson|ordinal|symbolic|"
     r"softmax|process)[\s_-]+$",
-    "gua": r"\btype[\s_-]*$",
+    # "type guard", and a guard as a thing code has: "remove test guard", "add import guard".
+    "gua": r"\b(?:type|test|import|version|platform|skip|python|windows|feature|recursion)[\s_-]*$",
 }
 _NOT_AFTER["bug"] = _NOT_AFTER["hot"] = _NOT_AFTER["fix"]
 # "An empty value is no longer allowed", "Python 3.8 is no longer supported": a rule tightened or a thing
@@ -311,7 +312,7 @@ _PROSE = re.compile(
     r"""\b(?:
         (?:do(?:es)?\s++not|don'?t|doesn'?t|no\s++longer|never)\s++
             (?:trigger|crash|hang|raise|throw|fail|break|error|leak|corrupt|lose|drop|duplicate|swallow|
-               overwrite|mangle|truncate|freeze|block)\w*
+               overwrite|mangle|truncate|freeze|block|mask)\w*
       | hang(?:s|ing)? | hung | freez(?:es|ing) | infinite\s++loops? | deadlock\w* | memory\s++leaks?
       | segfault\w* | race\s++conditions? | garbage(?:\s++output)? | garbled
       | incorrect(?:ly)? | wrong(?:ly)? | erroneous(?:ly)? | mistaken(?:ly)? | broken | breakage
@@ -405,12 +406,24 @@ def _subject_cues(text: str, where: str, prose: bool = True) -> list[Cue]:
     return _prose_cues(text, where) if prose else [c for c in _cues(text, where) if c.strong]
 
 
+# Changelog entries link the issue or PR they come from, features as much as fixes: "(#1067)", "`#1067
+# <https://github.com/o/r/issues/1067>`_". A link says nothing of the entry's kind.
+_ENTRY_LINK = re.compile(
+    r"(?:issues|pull)/\d{1,9}\b|\bissue\s{0,3}#?\s{0,3}\d{1,9}\b|#\d{1,9}\b", re.IGNORECASE
+)
+
+
+def _entry_says_fix(entry: Entry) -> list[Cue]:
+    """The fix an entry under a section of no kind says in its own prose, its links left out."""
+    return _prose_cues(_ENTRY_LINK.sub(" ", entry.text), "a changelog entry")
+
+
 def entry_kinds(entries: Iterable[Entry]) -> frozenset[str]:
     """The change kinds the changelog entries say: "bugfix" for an entry under a fix section or saying a
     fix in prose under a section of no kind; "feature" or "changed" under Added/Changed and their kin."""
     kinds = set()
     for entry in entries:
-        if entry.kind == FIX or (not entry.kind and _prose_cues(entry.text, "")):
+        if entry.kind == FIX or (not entry.kind and _entry_says_fix(entry)):
             kinds.add("bugfix")
         elif entry.kind == OTHER:
             kinds.add("feature" if _NEW_SECTION.match(entry.section) else "changed")
@@ -427,7 +440,7 @@ def _entry_cue(entries: Iterable[Entry]) -> Cue | None:
         if entry.kind == FIX:
             return Cue(entry.section.lower()[:30], "a changelog section")
         if not entry.kind:
-            cues = _prose_cues(entry.text, "a changelog entry")
+            cues = _entry_says_fix(entry)
             if cues:
                 return cues[0]
     return None
@@ -435,7 +448,7 @@ def _entry_cue(entries: Iterable[Entry]) -> Cue | None:
 
 def fix_entries(entries: Iterable[Entry]) -> tuple[Entry, ...]:
     """The entries that say a fix (by their section, or in prose under a section of no kind)."""
-    return tuple(e for e in entries if e.kind == FIX or (not e.kind and _prose_cues(e.text, "")))
+    return tuple(e for e in entries if e.kind == FIX or (not e.kind and _entry_says_fix(e)))
 
 
 def _said(pr: PullRequest, full: bool = True) -> Iterator[tuple[str, str]]:

@@ -493,6 +493,10 @@ def _judged(
         if tf.path in best and _fix_words(said, test) < best[tf.path] and not own_cues(tf, test, weak=False):
             continue  # a companion of the test that names the fix
         where = "beside" if _scope(tf, test) in named else "elsewhere" if named else ""
+        if where and len(said.fixes) > len(named) and _entry_tie(said, test):
+            # The change says it makes more fixes than it has tests naming theirs, and this test is named
+            # after one of them (two words of its entry): a neighbour naming another fix does not cover it.
+            where = ""
         entry = entries.get((tf.path, test.qualname))
         reason = _reason(tf, test, said, count, changed, where, tf.path in rewritten, entry)
         if reason is not None:
@@ -506,6 +510,12 @@ def _old_body(tf: TestFile, test: TestFunction, added: frozenset[int]) -> bool:
         n for n in range(test.line + 1, test.end_line + 1) if n <= len(tf.lines) and tf.lines[n - 1].strip()
     ]
     return len(body) >= 2 and 2 * sum(n not in added for n in body) >= len(body)
+
+
+def _entry_tie(said: PrEvidence, test: TestFunction) -> bool:
+    """Whether the test's name shares two words with one fix entry of the change."""
+    words = name_words(test)
+    return any(len(words & fixed) >= 2 for _, fixed in said.fixes)
 
 
 def _fix_words(said: PrEvidence, test: TestFunction) -> int:
