@@ -240,7 +240,7 @@ def test_a_console_that_cannot_show_every_character_gets_replacements(encoding):
         _bot("example", "mobile300", "--format", "text"), capture_output=True, cwd=ROOT, env=env
     )
     assert proc.returncode == 1 and proc.stderr == b"", proc.stderr.decode(errors="replace")
-    assert b"(`max_steps` 38 ? 37)" in proc.stdout
+    assert b"(`max_steps` 38 ? 37; its length" in proc.stdout
 
 
 def test_an_internal_error_has_its_own_exit_code_never_1():

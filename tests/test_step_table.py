@@ -128,9 +128,11 @@ def test_many_profiles_get_a_summary_and_a_collapsed_detail(make_repo):
         "</details>"
     )[0]
     assert details.count("| semantics | examples | **legacy-micro** |") == 12 and "`p012`" not in details
-    # The findings still follow: a notice per profile whose exposure changes (11: 304 micro steps are
-    # 38 whole steps either way).
-    assert out.count("**TRN004** training-exposure-changed") == 11
+    # The findings still follow: a notice per profile whose exposure or length unit changes: 11 change
+    # their exposure, and the twelfth (304 micro steps are 38 whole steps either way) keeps it but now
+    # counts micro-batches.
+    assert out.count("**TRN004** training-exposure-changed") == 12
+    assert out.count("keeps 304 examples (`max_steps` 38 → 38; its length now counts micro-batches") == 1
 
 
 def test_a_few_profiles_stay_inline(make_repo):

@@ -2,8 +2,9 @@
 
 ## What it does
 When a change alters the effective number of training examples or the number of optimizer steps of a
-profile that exists at base and at head, a notice states the old and new exposure, e.g. "now sees 296
-examples instead of 304 (max_steps 38 -> 37)".
+profile that exists at base and at head, or the unit its length is given in, a notice states the old and
+new exposure and the unit, e.g. "now sees 296 examples instead of 304 (max_steps 38 -> 37; its length now
+counts micro-batches, not examples)". (A port to another trainer is TRN006's warning.)
 
 ## Why is this bad?
 It is not bad in itself: it is the number reviewers must agree to, and it is invisible in a diff that
@@ -28,6 +29,7 @@ from collections.abc import Iterator
 from rules.core.base import Context, Rule
 from rules.core.models import Finding, Severity
 from rules.training.profiles import profile_rows
+from rules.training.units import unit
 
 
 def check(ctx: Context) -> Iterator[Finding]:
@@ -40,15 +42,22 @@ def check(ctx: Context) -> Iterator[Finding]:
         # An exposure unknown on one side (no batch size) has not changed, it became known or unknown.
         known = old.effective_train_examples is not None and new.effective_train_examples is not None
         examples_changed = known and old.effective_train_examples != new.effective_train_examples
-        if not examples_changed and old.max_steps == new.max_steps:
+        # The key the run's length is given in moved to another unit (`target_examples` ->
+        # `target_micro_steps`): said even where the numbers come out the same.
+        moved = unit(old) != unit(new)
+        if not examples_changed and old.max_steps == new.max_steps and not moved:
             continue
         steps = f"`max_steps` {old.max_steps} → {new.max_steps}"
+        if moved:
+            steps += f"; its length now counts {unit(new)}, not {unit(old)}"
         if known:
             if examples_changed:
                 text = (
                     f"now sees {new.effective_train_examples} examples instead of "
                     f"{old.effective_train_examples} ({steps})"
                 )
+            elif old.max_steps == new.max_steps:
+                text = f"keeps {new.effective_train_examples} examples ({steps})"
             else:
                 text = (
                     f"sees {new.effective_train_examples} examples in a different number of updates ({steps})"
