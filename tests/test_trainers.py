@@ -204,7 +204,12 @@ def test_no_yaml_json_or_toml_of_repositories_that_train_nothing_is_detected():
     "data",
     [
         # DeepSpeed: per-GPU micro-batch, but not an HF arguments file
-        {"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 8},
+        {"train_batch_size": 32, "learning_rate": 0.1},  # no DeepSpeed engine key beside it
+        {
+            "train_micro_batch_size_per_gpu": "auto",
+            "gradient_accumulation_steps": "auto",
+            "zero_optimization": {},
+        },
         # accelerate config
         {"compute_environment": "LOCAL_MACHINE", "num_processes": 8, "mixed_precision": "bf16"},
         # torchtune recipe
@@ -637,7 +642,7 @@ def test_a_deepspeed_train_batch_size_fixes_the_world_size_and_its_scheduler_rep
     old, new = row["base"], row["head"]
     assert (old["world_size"], new["world_size"]) == (8, 4)
     assert old["assumptions"][0] == "world size 8 from `train_batch_size` in the DeepSpeed config ds/z3.json"
-    assert old["scheduler"] == "DeepSpeed WarmupDecayLR"
+    assert old["scheduler"] == "DeepSpeed WarmupDecayLR (log warmup)"
     # 1,000 examples in micro-batches of 32 (8 x 4): 32 a process, 16 updates; at W = 4: 63, still 16
     assert (old["optimizer_steps"], new["optimizer_steps"]) == (16, 16)
     assert (16, 16) == (hf_loop(1000, 4, 8, 2, 1)[0], hf_loop(1000, 4, 4, 4, 1)[0])
@@ -748,3 +753,86 @@ def test_any_values_give_values_or_a_reason_never_a_crash(values, world, n):
         except TrainerConfigError:
             continue
         assert v.optimizer_steps is None or v.optimizer_steps >= 0
+
+
+# --- DeepSpeed configs on their own (a script drives the engine; no HF arguments file names them) ---
+
+DS_FIXTURES = sorted((FIXTURES / "deepspeed").glob("*.json"))
+
+
+@pytest.mark.parametrize(
+    "name, layout, scheduler, warmup",
+    [
+        # train_batch_size 4, accumulation 1, world size 1 assumed -> micro-batch 4
+        ("deepspeed-ds_config_func_scheduler.json", (4, 4, 1, 1), "DeepSpeed WarmupLR (log warmup)", 10),
+        ("deepspeed-ds_config_func_bs8_zero0_gas3.json", (24, 8, 3, 1), None, None),
+        ("deepspeed-ds_config_perf_bs16.json", (16, 16, 1, 1), None, None),
+    ],
+)
+def test_real_deepspeed_configs_derive_the_engines_batch_layout(name, layout, scheduler, warmup):
+    from rules.training.trainers import deepspeed
+
+    data = _load(FIXTURES / "deepspeed" / name)
+    fmt = format_of(data)
+    assert fmt is not None and fmt.name == deepspeed.NAME
+    v = fmt.derive(data, Facts())
+    assert (v.batch_size, v.micro_batch_size, v.grad_accum, v.world_size) == layout
+    assert (v.scheduler, v.warmup_steps) == (scheduler, warmup)
+    # No run length in a DeepSpeed config: said as a formula, never a made-up number.
+    assert v.optimizer_steps is None and "training script" in (v.formula or "")
+    assert "world size 1 assumed" in v.assumptions[0]
+
+
+def test_deepspeed_resolves_the_third_batch_key_as_the_engine_does():
+    from rules.training.trainers import deepspeed
+
+    base = {"zero_optimization": {"stage": 2}}
+    facts = Facts(world_size=4, world_source="bot.yml", configured=True)
+    # all three: the world size follows; two: the third follows with the configured world size
+    three = deepspeed.derive({**base, "train_batch_size": 64, "train_micro_batch_size_per_gpu": 4,
+                              "gradient_accumulation_steps": 2}, facts)  # fmt: skip
+    assert (three.world_size, three.grad_accum) == (8, 2)
+    two = deepspeed.derive({**base, "train_batch_size": 64, "train_micro_batch_size_per_gpu": 4}, facts)
+    assert (two.world_size, two.grad_accum) == (4, 4)
+    with pytest.raises(TrainerConfigError, match="not a multiple"):
+        deepspeed.derive({**base, "train_batch_size": 30, "train_micro_batch_size_per_gpu": 4}, facts)
+    total = deepspeed.derive(
+        {**base, "train_batch_size": 32, "scheduler": {"type": "WarmupDecayLR", "params": {
+            "warmup_num_steps": 100, "total_num_steps": 1000, "warmup_type": "linear"}}},
+        Facts(),
+    )  # fmt: skip
+    assert (total.optimizer_steps, total.effective_train_examples) == (1000, 32000)
+    assert (total.scheduler, total.warmup_steps, total.decay_steps) == (
+        "DeepSpeed WarmupDecayLR (linear warmup)",
+        100,
+        900,
+    )
+
+
+def test_a_pr_doubling_accumulation_in_a_deepspeed_config_shows_its_row(make_repo, capsys):
+    """A standalone DeepSpeed config (the script runs the engine itself): GA 1 -> 2 doubles the examples
+    of every update and halves the micro-batch the engine derives from train_batch_size."""
+    ds = json.loads((FIXTURES / "deepspeed" / "deepspeed-ds_config_func_scheduler.json").read_text())
+    base = {"ds_config.json": json.dumps(ds, indent=2)}
+    head = {"ds_config.json": json.dumps({**ds, "gradient_accumulation_steps": 2}, indent=2)}
+    (row,) = _json_check(capsys, make_repo, base, head)["profiles"]
+    assert (row["path"], row["kind"], row["trainer"]) == ("ds_config.json", "deepspeed", "deepspeed")
+    assert (row["base"]["grad_accum"], row["head"]["grad_accum"]) == (1, 2)
+    assert (row["base"]["micro_batch_size"], row["head"]["micro_batch_size"]) == (4, 2)
+
+
+def test_deepspeed_schedulers_are_drawn_with_their_own_warmup():
+    from rules.core.models import StepValues
+    from rules.training.lr_schedule import schedule_of
+
+    def values(name):
+        return StepValues(semantics="optimizer", scheduler=name, optimizer_steps=100, warmup_steps=10)
+
+    log = schedule_of(values("DeepSpeed WarmupDecayLR (log warmup)"), (0, 1, 5, 10, 55, 100))
+    linear = schedule_of(values("DeepSpeed WarmupDecayLR (linear warmup)"), (0, 1, 5, 10, 55, 100))
+    # DeepSpeed's default ramp is log(step + 1) / log(warmup): above the linear one early on
+    assert log.rates[:3] == (0.0, round(math.log(2) / math.log(10), 4), round(math.log(6) / math.log(10), 4))
+    assert linear.rates[:3] == (0.0, 0.1, 0.5)
+    assert log.rates[3:] == linear.rates[3:] == (1.0, 0.5, 0.0)
+    constant = schedule_of(values("DeepSpeed WarmupLR (log warmup)"), (50, 100))
+    assert constant.rates == (1.0, 1.0) and constant.unknown is None

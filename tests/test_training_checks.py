@@ -164,3 +164,36 @@ def test_trn009_pin_moved_within_4_reads_nothing_again(make_repo, capsys):
     base = {"requirements.txt": "transformers==4.52.0\n", "recipes/sft.yaml": hf(extra="warmup_ratio: 0.1\n")}
     head = {"requirements.txt": "transformers==4.57.1\n"}
     assert _findings(make_repo, capsys, base, head, "TRN009") == []
+
+
+PROFILE = """name = "decay"
+target_examples = 640
+batch_size = {b}
+sync_scheduler_to_max_steps = false
+
+[scheduler]
+type = "linear"
+warmup_steps = 0
+decay_steps = 10
+"""
+
+
+def test_trn007_a_fixed_decay_takes_a_larger_share_when_the_batch_doubles(make_repo, capsys):
+    """The decay path: a profile's absolute `decay_steps` stays 10 while its batch 8 -> 16 (micro-batch 1,
+    so the accumulation) halves the run (80 -> 40 updates), so the decay's share doubles; a warmup of 0
+    says nothing."""
+    path = "training/compat_profiles/decay.toml"
+    (finding,) = _findings(
+        make_repo, capsys, {path: PROFILE.format(b=8)}, {path: PROFILE.format(b=16)}, "TRN007"
+    )
+    assert finding["message"] == (
+        "`decay`: decay stays 10 updates while gradient_accumulation_steps 8 → 16: "
+        "10 of 80 updates (12.5%) → 10 of 40 updates (25.0%)."
+    )
+    assert finding["path"] == path and finding["line"] == 9
+
+
+def test_trn007_a_fixed_decay_under_an_unchanged_batch_says_nothing(make_repo, capsys):
+    path = "training/compat_profiles/decay.toml"
+    same = PROFILE.format(b=8).replace("640", "1280")
+    assert _findings(make_repo, capsys, {path: PROFILE.format(b=8)}, {path: same}, "TRN007") == []

@@ -215,7 +215,8 @@ TRN004 = [
         "mobile300",
         "target_examples = 300\nbatch_size = 8\n",
         "target_micro_steps = 300\nbatch_size = 8\n",
-        "now sees 296 examples instead of 304 (`max_steps` 38 → 37; its length now counts micro-batches, not examples)",
+        "now sees 296 examples instead of 304 (`max_steps` 38 → 37; its length now counts micro-batches, "
+        "not examples)",
     ),
     (
         "same-examples-other-steps",

@@ -14,6 +14,12 @@ _DECAY = {
     "cosine": "cosine",
     "constant": "constant",
     "constant_with_warmup": "constant",
+    # DeepSpeed's own schedulers, as rules/training/trainers/deepspeed.py names them.
+    "deepspeed warmuplr (log warmup)": "constant",
+    "deepspeed warmuplr (linear warmup)": "constant",
+    "deepspeed warmupdecaylr (log warmup)": "linear",
+    "deepspeed warmupdecaylr (linear warmup)": "linear",
+    "deepspeed warmupcosinelr": "cosine",
 }
 
 
@@ -25,9 +31,14 @@ class Schedule(Frozen):
     unknown: str | None = None
 
 
-def rate_at(step: int, total: int, warmup: int, decay_start: int, kind: str) -> float:
-    """The fraction of the peak rate at an optimizer step: a linear warmup ramp, then the kind's decay."""
+def rate_at(
+    step: int, total: int, warmup: int, decay_start: int, kind: str, log_warmup: bool = False
+) -> float:
+    """The fraction of the peak rate at an optimizer step: a warmup ramp (linear, or DeepSpeed's
+    logarithmic log(step + 1) / log(warmup)), then the kind's decay."""
     if warmup > 0 and step < warmup:
+        if log_warmup:
+            return math.log(step + 1) / math.log(warmup) if warmup > 1 else 1.0
         return step / warmup
     if kind == "constant" or step < decay_start:
         return 1.0
@@ -68,7 +79,10 @@ def schedule_of(values: StepValues | None, steps: tuple[int, ...] | None = None)
     # A decay_steps key decays over the last steps (warmup-stable-decay); without it the decay spans the rest.
     decay_start = max(total - values.decay_steps, warmup) if values.decay_steps else warmup
     at = steps if steps is not None else grid(total)
-    rates = tuple(round(rate_at(s, total, warmup, decay_start, kind), 4) if s <= total else 0.0 for s in at)
+    log = "(log warmup)" in (values.scheduler or "")
+    rates = tuple(
+        round(rate_at(s, total, warmup, decay_start, kind, log), 4) if s <= total else 0.0 for s in at
+    )
     return Schedule(steps=at, rates=rates)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.core.models import StepValues
-from rules.training.trainers import axolotl, hf, lightning, llamafactory, openrlhf, torchtune, verl
+from rules.training.trainers import axolotl, deepspeed, hf, lightning, llamafactory, openrlhf, torchtune, verl
 from rules.training.trainers.facts import Facts
 
 
@@ -36,6 +36,8 @@ FORMATS: tuple[Format, ...] = (
     Format(lightning.NEMO, lightning.WORDS, lightning.detect_nemo, lightning.derive_nemo),
     Format(lightning.NAME, lightning.WORDS, lightning.detect, lightning.derive),
     Format(openrlhf.NAME, openrlhf.WORDS, openrlhf.detect, openrlhf.derive),
+    # Last: a DeepSpeed JSON an HF config names is read with that config (its row), not on its own.
+    Format(deepspeed.NAME, deepspeed.WORDS, deepspeed.detect, deepspeed.derive),
 )
 
 

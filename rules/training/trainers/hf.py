@@ -35,7 +35,8 @@ _DECAYING = frozenset(
         "cosine_with_restarts",
         "polynomial",
         "cosine_with_min_lr",
-        "DeepSpeed WarmupDecayLR",
+        "DeepSpeed WarmupDecayLR (log warmup)",
+        "DeepSpeed WarmupDecayLR (linear warmup)",
         "DeepSpeed WarmupCosineLR",
     }
 )

@@ -13,7 +13,7 @@ from rules.core.models import ChangeSet, FileStatus, ProfileMath, StepValues, Un
 from rules.training import config_keys
 from rules.training.pairing import Pair, file_pairs
 from rules.training.pins import is_requirements_file
-from rules.training.trainers import WORDS, Format, format_of, launch, may_hold
+from rules.training.trainers import WORDS, Format, deepspeed, format_of, launch, may_hold
 from rules.training.trainers.facts import (
     Facts,
     transformers_from,
@@ -100,10 +100,17 @@ def _side(
     linked = _deepspeed_config(review, path, data, head)
     if linked is not None:
         known = replace(known, deepspeed=linked[1], deepspeed_path=linked[0])
+        _linked(review).add(linked[0])
     try:
         return fmt, fmt.derive(data, known), None
     except TrainerConfigError as exc:
         return fmt, None, str(exc)
+
+
+def _linked(review: Review) -> set[str]:
+    """The DeepSpeed JSON files an HF config of this review reads with it (their rows are the HF ones)."""
+    found: set[str] = review.memo("trainers.linked_deepspeed", set)
+    return found
 
 
 def _parse(review: Review, path: str, text: str, head: bool) -> object:
@@ -162,12 +169,10 @@ def trainer_table(review: Review) -> tuple[ProfileMath, ...]:
         pairs += dependents
         for head in (False, True):
             holders[head] |= frozenset(pair.path for pair in dependents)
-        out = []
-        for pair in pairs:
-            row = _row(review, pair, holders)
-            if row is not None:
-                out.append(row)
-        return tuple(out)
+        rows = [row for pair in pairs if (row := _row(review, pair, holders)) is not None]
+        # A DeepSpeed JSON an HF config reads is shown in that config's row, not again on its own.
+        linked = _linked(review)
+        return tuple(r for r in rows if not (r.kind == deepspeed.NAME and r.path in linked))
 
     return review.memo("trainers.table", build)
 
