@@ -836,3 +836,60 @@ def test_deepspeed_schedulers_are_drawn_with_their_own_warmup():
     assert log.rates[3:] == linear.rates[3:] == (1.0, 0.5, 0.0)
     constant = schedule_of(values("DeepSpeed WarmupLR (log warmup)"), (50, 100))
     assert constant.rates == (1.0, 1.0) and constant.unknown is None
+
+
+# --- verl SFT scripts (optimizer updates, unlike verl's PPO trainer) ---
+
+GSM8K = "$HOME/data/gsm8k/train.parquet"
+
+
+@pytest.mark.parametrize(
+    "name, micro, epochs, steps",
+    [
+        # 7,473 examples, train_batch_size 256 (verl's default), one rank: 29 updates an epoch, 49 left out
+        ("verl-sft-gsm8k-run_gemma_2b.sh", 8, 3, 87),
+        ("verl-sft-gsm8k-run_deepseek_6b7.sh", 8, 4, 116),
+        ("verl-sft-gsm8k-run_gemma_7b.sh", 4, 4, 116),
+    ],
+)
+def test_real_verl_sft_scripts_count_optimizer_updates(name, micro, epochs, steps):
+    from rules.training.trainers import verl_sft
+
+    data = launch.parse((FIXTURES / "verl" / name).read_text(encoding="utf-8"))
+    fmt = format_of(data)
+    assert fmt is not None and fmt.name == verl_sft.NAME
+    v = fmt.derive(data, Facts(datasets={GSM8K: 7473}))
+    assert (v.batch_size, v.micro_batch_size, v.grad_accum, v.world_size) == (256, micro, 256 // micro, 1)
+    assert (v.optimizer_steps, v.effective_train_examples, v.epochs) == (steps, steps * 256, float(epochs))
+    # warmup int(S × 0.1), cosine over the rest; the sampler's and the loader's drop_last leave 49 out
+    assert (v.warmup_steps, v.decay_steps) == (int(steps * 0.1), steps - int(steps * 0.1))
+    assert v.tail == "49 examples an epoch left out (drop_last)"
+    assert "world size 1 assumed" in v.assumptions[0]  # `--nproc_per_node=$1`: not in the file
+
+
+def test_verl_sft_world_size_early_exit_and_refusals():
+    from rules.training.trainers import verl_sft
+
+    script = (
+        "torchrun --nnodes=2 --nproc_per_node=4 -m verl.trainer.fsdp_sft_trainer \\\n"
+        "  data.train_files=/d/train.parquet data.train_batch_size=64 data.micro_batch_size_per_gpu=2 \\\n"
+        "  trainer.total_epochs=2 trainer.total_training_steps=50 optim.lr_warmup_steps_ratio=0.05\n"
+    )
+    v = verl_sft.derive(launch.parse(script), Facts(datasets={"/d/train.parquet": 6400}))
+    # 8 ranks of 8 rows, micro-batches of 2: GA 4; 100 updates an epoch, 200 scheduled, 50 run
+    assert (v.world_size, v.grad_accum, v.optimizer_steps, v.max_steps) == (8, 4, 50, 50)
+    # fsdp_sft_trainer's schedule keeps all 200 updates: warmup int(200 × 0.05), the decay never ends
+    assert (v.warmup_steps, v.decay_steps) == (10, 190)
+    assert "the decay never finishes" in v.assumptions[-1]
+    newer = verl_sft.derive(
+        launch.parse(script.replace("fsdp_sft_trainer", "sft_trainer")),
+        Facts(datasets={"/d/train.parquet": 6400}),
+    )
+    assert (newer.warmup_steps, newer.decay_steps) == (2, 48)
+    with pytest.raises(TrainerConfigError, match="not divisible by the 8 data-parallel ranks"):
+        verl_sft.derive(launch.parse(script.replace("train_batch_size=64", "train_batch_size=60")), Facts())
+    zero = (
+        (FIXTURES / "verl" / "verl-sft-gsm8k-run_gemma_7b.sh").read_text().replace("per_gpu=4", "per_gpu=0")
+    )
+    with pytest.raises(TrainerConfigError, match="above 0"):
+        verl_sft.derive(launch.parse(zero), Facts())

@@ -13,7 +13,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.core.models import StepValues
-from rules.training.trainers import axolotl, deepspeed, hf, lightning, llamafactory, openrlhf, torchtune, verl
+from rules.training.trainers import (
+    axolotl,
+    deepspeed,
+    hf,
+    lightning,
+    llamafactory,
+    openrlhf,
+    torchtune,
+    verl,
+    verl_sft,
+)
 from rules.training.trainers.facts import Facts
 
 
@@ -32,6 +42,7 @@ FORMATS: tuple[Format, ...] = (
     Format(torchtune.NAME, (torchtune.WORD,), torchtune.detect, torchtune.derive),
     Format(llamafactory.NAME, (llamafactory.WORD,), llamafactory.detect, llamafactory.derive),
     Format(hf.NAME, (hf.WORD,), hf.detect, hf.derive),
+    Format(verl_sft.NAME, verl_sft.WORDS, verl_sft.detect, verl_sft.derive),
     Format(verl.NAME, verl.WORDS, verl.detect, verl.derive),
     Format(lightning.NEMO, lightning.WORDS, lightning.detect_nemo, lightning.derive_nemo),
     Format(lightning.NAME, lightning.WORDS, lightning.detect, lightning.derive),
