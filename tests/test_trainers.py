@@ -893,3 +893,74 @@ def test_verl_sft_world_size_early_exit_and_refusals():
     )
     with pytest.raises(TrainerConfigError, match="above 0"):
         verl_sft.derive(launch.parse(zero), Facts())
+
+
+# --- Megatron-LM launch scripts ---
+
+
+def _megatron(name: str):
+    from rules.training.trainers import megatron
+
+    data = launch.parse((FIXTURES / "megatron" / name).read_text(encoding="utf-8"))
+    fmt = format_of(data)
+    assert fmt is not None and fmt.name == megatron.NAME
+    return fmt, data
+
+
+def test_megatron_t5_iterations_from_flags_kept_in_a_quoted_multi_line_variable():
+    """The T5 script keeps its flags in `T5_ARGS="..."` over 30 lines and passes `$T5_ARGS` unquoted: the
+    shell splits it into words, and so does the reader."""
+    fmt, data = _megatron("megatron-t5-train_t5_220m_distributed.sh")
+    v = fmt.derive(data, Facts())
+    # 8 ranks (torchrun's --nproc_per_node 8 × --nnodes 1), tp = pp = 1: 512 = 64 × 8 × 1 micro-batch
+    assert (v.world_size, v.batch_size, v.micro_batch_size, v.grad_accum) == (8, 512, 64, 1)
+    assert (v.optimizer_steps, v.effective_train_examples) == (1_000_000, 512_000_000)
+    # --lr-warmup-fraction .01 of the decay (1,000,000 iterations), linear to the end
+    assert (v.scheduler, v.warmup_steps, v.decay_steps) == ("linear", 10_000, 990_000)
+
+
+def test_megatron_llama3_counts_samples():
+    fmt, data = _megatron("megatron-llama-train_llama3_8b_h100_fp8.sh")
+    v = fmt.derive(data, Facts())
+    assert (v.world_size, v.batch_size, v.grad_accum, v.tokens_per_step) == (8, 128, 16, 128 * 8192)
+    # --train-samples 1,953,125,000 // 128; warmup and the decay's end given in samples, // 128 too
+    assert (v.optimizer_steps, v.max_steps, v.warmup_steps) == (15_258_789, None, 30_517)
+    assert v.decay_steps == 15_228_271 - 30_517
+    # the decay ends before the run does: named, so the chart does not stretch it over the whole run
+    assert v.scheduler == "cosine (decay ends at iteration 15228271)"
+    assert "counts samples" in v.assumptions[1]
+
+
+def test_megatron_gpt3_as_written_is_refused_with_the_reason():
+    """One node of 8 processes for tensor × pipeline parallel 8 × 16: Megatron refuses it (the script says
+    to change NUM_NODES for a multi-node run)."""
+    fmt, data = _megatron("megatron-gpt3-train_gpt3_175b_distributed.sh")
+    with pytest.raises(
+        TrainerConfigError, match="8 processes cannot hold tensor × pipeline × context parallel = 128"
+    ):
+        fmt.derive(data, Facts())
+    sixteen = (FIXTURES / "megatron" / "megatron-gpt3-train_gpt3_175b_distributed.sh").read_text()
+    v = fmt.derive(launch.parse(sixteen.replace("NUM_NODES=1", "NUM_NODES=16")), Facts())
+    # 128 ranks / 128 model-parallel = dp 1: 1536 micro-batches of 1 an update
+    assert (v.world_size, v.grad_accum, v.optimizer_steps) == (128, 1536, 500_000)
+    assert int(0.001 * 430_000) == v.warmup_steps and v.scheduler == "cosine (decay ends at iteration 430000)"
+    assert any("rampup" in n for n in v.assumptions)
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "python train.py --micro-batch-size 4\n",  # no run length
+        "python train.py --train-iters 10\n",
+    ],
+)
+def test_scripts_without_megatrons_flags_are_not_megatron(script):
+    assert format_of(launch.parse(script)) is None
+
+
+def test_a_quoted_multi_line_value_is_one_logical_line():
+    text = 'ARGS="\n  --a 1 \\\n  --b 2\n"\nrun $ARGS --c 3\n'
+    assert launch.parse(text)["flags"] == {"a": 1, "b": 2, "c": 3}
+    # an unclosed quote stops joining after a bounded number of lines; nothing is lost after it
+    many = 'ARGS="\n' + "  --x 1\n" * 500 + "run --c 3\n"
+    assert launch.parse(many)["flags"].get("c") == 3

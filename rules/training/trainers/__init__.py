@@ -19,6 +19,7 @@ from rules.training.trainers import (
     hf,
     lightning,
     llamafactory,
+    megatron,
     openrlhf,
     torchtune,
     verl,
@@ -47,6 +48,7 @@ FORMATS: tuple[Format, ...] = (
     Format(lightning.NEMO, lightning.WORDS, lightning.detect_nemo, lightning.derive_nemo),
     Format(lightning.NAME, lightning.WORDS, lightning.detect, lightning.derive),
     Format(openrlhf.NAME, openrlhf.WORDS, openrlhf.detect, openrlhf.derive),
+    Format(megatron.NAME, megatron.WORDS, megatron.detect, megatron.derive),
     # Last: a DeepSpeed JSON an HF config names is read with that config (its row), not on its own.
     Format(deepspeed.NAME, deepspeed.WORDS, deepspeed.detect, deepspeed.derive),
 )

@@ -35,16 +35,40 @@ _OPTION = re.compile(r"^-[-A-Za-z]")
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
 
+# `ARGS="` opening a double-quoted value that goes on over the next lines (Megatron's example scripts keep
+# their flags so): the lines up to the closing quote are one logical line.
+_OPEN_ASSIGN = re.compile(r'^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*="')
+# A quoted value spans at most this many lines; past it the lines are read one by one again.
+_MAX_QUOTED_LINES = 200
+
+
+def _open_quote(line: str) -> bool:
+    """Whether a line opening a quoted assignment leaves its double quote open."""
+    if _OPEN_ASSIGN.match(line) is None:
+        return False
+    return len(re.findall(r'(?<!\\)"', line)) % 2 == 1
+
+
 def _lines(text: str) -> list[str]:
     out: list[str] = []
     current: list[str] = []
+    quoted = 0  # lines taken into an open quoted value so far
     for raw in text.splitlines()[:MAX_LINES]:
         stripped = raw.rstrip()
         if stripped.endswith("\\"):
             current.append(stripped[:-1] + " ")
             continue
-        out.append("".join(current) + raw)
+        line = "".join(current) + raw
         current = []
+        if quoted or _open_quote(line):
+            quoted += 1
+            if '"' in raw and quoted > 1 or quoted > _MAX_QUOTED_LINES:
+                out.append(line)
+                quoted = 0
+            else:
+                current = [line + " "]
+            continue
+        out.append(line)
     if current:
         out.append("".join(current))
     return out
@@ -110,7 +134,7 @@ def parse(text: str) -> dict[str, Any]:
         if assigned is not None and "(" not in assigned.group(2):
             variables[assigned.group(1)] = expand(assigned.group(2))
             continue
-        words = [expand(w) for w in words]
+        words = _split_expanded(words, expand)
         for i, word in enumerate(words):
             if (override := _OVERRIDE.match(word)) is not None:
                 overrides[override.group(1)] = scalar(override.group(2))
@@ -125,6 +149,19 @@ def parse(text: str) -> dict[str, Any]:
             elif _MODULE.match(word) and "." in word and not word[0].isdigit():
                 modules.append(word)
     return {SCRIPT: True, "overrides": overrides, "flags": flags, "modules": modules}
+
+
+def _split_expanded(words: list[str], expand: Any) -> list[str]:
+    """The words with their variables substituted; a variable whose value holds several words (`$T5_ARGS`,
+    `${TRAINING_ARGS}`) gives them as separate words, as the shell's word splitting does."""
+    out: list[str] = []
+    for word in words:
+        value = expand(word)
+        if value != word and any(c.isspace() for c in value):
+            out.extend(_words(value) or value.split())
+        else:
+            out.append(value)
+    return out
 
 
 def is_script(data: Any) -> bool:
