@@ -38,6 +38,7 @@ _STRONG = re.compile(
       | no\ longer
       | issue\s*+(?:[#-]\s*+)?\d+ | issues/\d+
       | (?:the|this|that|reported|original|upstream)\ issue
+      | ghsa(?:-[0-9a-z]{4}){3} | cve[-\ ]\d{4}[-\ ]\d{4,7}
     )\b""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -160,7 +161,7 @@ _MAX_LOOKS = 200
 
 
 # What each pattern's matches must hold (rules.core.prefilter): a text without any is not scanned.
-_STRONG_NEED = ("regress", "bug", "fix", "guard", "crash", "reproduc", "no longer", "issue")
+_STRONG_NEED = ("regress", "bug", "fix", "guard", "crash", "reproduc", "no longer", "issue", "ghsa", "cve")
 _WEAK_NEED = ("again", "instead", "used", "any", "stop")
 _WAS_BROKEN_NEED = ("previously", "formerly", "before")
 
@@ -318,6 +319,8 @@ _PROSE = re.compile(
       | incorrect(?:ly)? | wrong(?:ly)? | erroneous(?:ly)? | mistaken(?:ly)? | broken | breakage
       | unexpected(?:ly)?\s++(?:raise|error|exception|crash|fail)\w*
       | prevent(?:s|ed|ing)?\s++(?:[\w`'.-]++\s++){0,6}?from
+      | ^\s*+prevent\s
+      | works?\s++(?:correctly\s++|properly\s++)?again
       | instead\s++of\s++(?:raising|crashing|failing|hanging|erroring|throwing)
       | avoid(?:s|ed|ing)?\s++(?:an?\s++|the\s++)?
             (?:crash|hang|infinite|deadlock|race|exception|leak|data\s++loss)\w*
@@ -327,7 +330,7 @@ _PROSE = re.compile(
 _PROSE_NEED = (
     "not", "don", "longer", "never", "hang", "hung", "freez", "infinite", "deadlock", "leak", "segfault",
     "race", "garb", "incorrect", "wrong", "erroneous", "mistaken", "broke", "unexpected", "prevent",
-    "instead", "avoid",
+    "instead", "avoid", "again",
 )  # fmt: skip
 
 
@@ -504,6 +507,18 @@ def fragment_kind(path: str) -> str | None:
         if piece in FIX_KINDS or piece in OTHER_KINDS:
             return piece
     return None
+
+
+# Fragment types that say no kind: attrs and structlog file fixes and features alike as `123.change.md`.
+_NEUTRAL_KINDS = frozenset(("change", "changes"))
+
+
+def neutral_fragment(path: str) -> bool:
+    """Whether path is a changelog fragment of a type that says no kind, so its prose must."""
+    p = PurePosixPath(path)
+    if len(p.parts) < 2 or p.parts[-2].lower() not in _FRAGMENT_DIRS:
+        return False
+    return any(piece in _NEUTRAL_KINDS for piece in p.name.lower().split(".")[1:4])
 
 
 def fragment_kinds(paths: Iterable[str]) -> frozenset[str]:

@@ -140,6 +140,7 @@ from rules.testcode.regression_evidence import (
     fragment_kinds,
     linked_kinds,
     name_words,
+    neutral_fragment,
     own_cues,
     pr_evidence,
     validation_test,
@@ -390,13 +391,18 @@ def _changelog_entries(files: Iterable[FileChange], ctx: Context) -> tuple[Entry
     for f in files:
         if f.status is FileStatus.REMOVED or not f.added_lines:
             continue
-        if f.status is FileStatus.ADDED and fragment_kind(f.path) in FIX_KINDS:
-            # A bugfix fragment's text is the fix's own title, as a changelog entry is.
+        neutral = f.status is FileStatus.ADDED and neutral_fragment(f.path)
+        if f.status is FileStatus.ADDED and fragment_kind(f.path) in FIX_KINDS or neutral:
+            # A bugfix fragment's text is the fix's own title, as a changelog entry is; a fragment whose
+            # type says no kind (`123.change.md`) is an entry of a section of no kind: its prose decides.
             try:
                 text = ctx.changeset.head_text(f.path)
             except UnreadableFile:
                 continue
-            out.append(Entry(" ".join((text or "").split())[:500], "bugfix fragment", FIX))
+            words = " ".join((text or "").split())[:500]
+            out.append(
+                Entry(words, "change fragment", "") if neutral else Entry(words, "bugfix fragment", FIX)
+            )
             continue
         if not is_changelog(f.path):
             continue
