@@ -964,3 +964,33 @@ def test_a_quoted_multi_line_value_is_one_logical_line():
     # an unclosed quote stops joining after a bounded number of lines; nothing is lost after it
     many = 'ARGS="\n' + "  --x 1\n" * 500 + "run --c 3\n"
     assert launch.parse(many)["flags"].get("c") == 3
+
+
+def test_a_pr_changing_a_verl_sft_script_shows_its_row(make_repo, capsys):
+    """The batch 256 -> 128 on 7,473 GSM8K examples: 29 -> 58 updates an epoch (the row, base -> head)."""
+    script = (FIXTURES / "verl" / "verl-sft-gsm8k-run_gemma_7b.sh").read_text(encoding="utf-8")
+    bot_yml = f'training:\n  world_size: 1\n  datasets:\n    "{GSM8K}": 7473\n'
+    base = {".github/bot.yml": bot_yml, "examples/sft/run.sh": script}
+    head = {
+        "examples/sft/run.sh": script.replace(
+            "trainer.total_epochs=4", "data.train_batch_size=128 \\\n    trainer.total_epochs=4"
+        )
+    }
+    (row,) = _json_check(capsys, make_repo, base, head)["profiles"]
+    assert (row["kind"], row["trainer"]) == ("verl-sft", "verl-sft")
+    assert (row["base"]["optimizer_steps"], row["head"]["optimizer_steps"]) == (116, 232)
+    assert (row["base"]["grad_accum"], row["head"]["grad_accum"]) == (64, 32)
+
+
+def test_a_pr_changing_a_megatron_script_shows_its_row(make_repo, capsys):
+    """The global batch 512 -> 1024 in the T5 script: the same iterations see twice the sequences."""
+    script = (FIXTURES / "megatron" / "megatron-t5-train_t5_220m_distributed.sh").read_text(encoding="utf-8")
+    base = {"examples/t5/train.sh": script}
+    head = {"examples/t5/train.sh": script.replace("--global-batch-size 512", "--global-batch-size 1024")}
+    (row,) = _json_check(capsys, make_repo, base, head)["profiles"]
+    assert (row["kind"], row["trainer"]) == ("megatron", "megatron")
+    assert (row["base"]["grad_accum"], row["head"]["grad_accum"]) == (1, 2)
+    assert (row["base"]["effective_train_examples"], row["head"]["effective_train_examples"]) == (
+        512_000_000,
+        1_024_000_000,
+    )
