@@ -8,7 +8,7 @@ counts as raised when it gives an error (or warning) on that test (`benchmarks/j
     python benchmarks/holdout/score_agt001.py [--split tune|holdout|holdout2|all] [--clones DIR] [--json]
 
 Every split here has been scored as a hold-out once and is spent (`holdout` in the first round, `holdout2`
-in the second, 2026-12-05): their rows are shown one by one like the tune rows. A new hold-out gets a new
+in the second, `holdout3` in the third, all 2026-12-05): their rows are shown one by one like the tune rows. A new hold-out gets a new
 split name, listed in UNSCORED, whose rows are never shown (only aggregates), so scoring it cannot teach
 anyone what it holds.
 """
@@ -39,8 +39,9 @@ from rules.core.models import PullRequest  # noqa: E402
 # `all` is the first round (tune + holdout, both read or scored already); `holdout2` is the second
 # hold-out, sampled for the next round of changes and selected only by name so no run reads it by accident.
 SPLITS = ("tune", "holdout", "holdout2", "tune3", "holdout3", "all")
-# The third round (2026-12-05): `tune3` may be read while changing the rules, `holdout3` is scored once.
-UNSCORED: tuple[str, ...] = ("holdout3",)  # hold-outs not scored yet: aggregates only
+# The third round (2026-12-05): `tune3` was read while changing the rules, `holdout3` scored once after
+# them and is spent too. A new hold-out gets a new name here.
+UNSCORED: tuple[str, ...] = ()  # hold-outs not scored yet: aggregates only
 ROUND_ONE = ("tune", "holdout")
 
 
