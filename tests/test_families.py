@@ -32,6 +32,12 @@ def _read(sentence: str, prohibited: bool = False):
         ("Open PRs against `main`, from a branch of your fork.", "main"),
         ("Treat `upstream/main` as the only mainline branch.", "upstream/main"),
         ("`next` is our integration branch.", "next"),
+        # Issue 23, round three (phrasings of the tune3 sentences, written anew):
+        ("Open a pull request (PR) against the `main` branch.", "main"),
+        ("Work happens on topic branches that are merged into `main` via pull requests.", "main"),
+        ("Base branch and release branch for new PRs: `develop`.", "develop"),
+        ("Unless told otherwise, assume `dev` as the base.", "dev"),
+        ("Send every fix PR to base branch `dev-next` unless asked otherwise.", "dev-next"),
     ],
 )
 def test_trunk_family_turns_agt004_on_and_names_the_branch(sentence, trunk):
@@ -50,6 +56,9 @@ def test_trunk_family_turns_agt004_on_and_names_the_branch(sentence, trunk):
         "The base branch is behind, so rebase first.",
         "Target audience: contributors.",
         "Keep CI green on PRs to `dev` and `main`.",
+        # A quotation of what a user may say asks nothing of the agent.
+        '"open a PR to master"',
+        "Branches are merged into `main` nightly.",
     ],
 )
 def test_trunk_family_near_misses_turn_nothing_on(sentence):
@@ -112,6 +121,9 @@ def test_test_strength_near_misses_turn_nothing_on(sentence):
         "Start by writing the test and watch it fail.",
         "Add a test that fails before and passes after the change.",
         "Make sure the test FAILS on the unpatched code.",
+        "Use test-driven development for behaviour changes and bug fixes.",
+        "Never write implementation code without a failing test.",
+        "Write focused tests that reproduce the bug.",
     ],
 )
 def test_fail_without_fix_turns_on_agt005(sentence):
@@ -122,7 +134,13 @@ def test_fail_without_fix_turns_on_agt005(sentence):
 
 @pytest.mark.parametrize(
     "sentence",
-    ["Tests must pass before you push.", "If a test fails, read its output.", "CI fails on lint errors."],
+    [
+        "Tests must pass before you push.",
+        "If a test fails, read its output.",
+        "CI fails on lint errors.",
+        "This project follows test-driven development.",  # a description, not an ask
+        "Since you followed TDD, the tests exist.",
+    ],
 )
 def test_failing_in_general_is_not_the_fail_without_fix_family(sentence):
     assert "AGT005" not in _read(sentence)[0]

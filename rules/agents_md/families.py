@@ -39,12 +39,16 @@ TRUNK = (
     # "The default branch is master", "The main branch of this repository is develop", "Base branch: main",
     # "The git base branch is `main`", "Default branch: **master**".
     r"\b(?P<act>(?:default|base|target|trunk|integration|main|development|primary|mainline)\s+branch)"
+    r"(?:\s+and\s+\w+\s+branch)?"
     r"(?:\s+(?:of|for|in)\s+(?:this|the|our)\s+(?:repo(?:sitory)?|project|codebase))?"
+    r"(?:\s+for\s+(?:all\s+|new\s+|v?\d+\s+)?(?:PRs?|pull\s+requests?|changes|contributions))?"
     r"\s*(?:is|=|:|should\s+be|must\s+be|will\s+be|\(\s*(?:typically|usually|normally|always|by\s+default))\s+"
     r"(?:always\s+|currently\s+|still\s+)?(?:the\s+)?"
     r"['\"]?(?P<branch>" + TRUNK_BRANCH + r")\b(?!\s+branch\s+(?:protection|rules?))",
     # "Always use `dev` as the base branch", "Treat `upstream/main` as the only mainline baseline".
-    r"\b(?P<act>use[sd]?|treat(?:s|ed)?|consider(?:s|ed)?)\s+['\"]?(?P<branch>" + TRUNK_BRANCH + r")['\"]?"
+    r"\b(?P<act>use[sd]?|treat(?:s|ed)?|consider(?:s|ed)?|assumes?)\s+['\"]?(?P<branch>"
+    + TRUNK_BRANCH
+    + r")['\"]?"
     r"(?:\s+branch)?\s+as\s+(?:the|your|our|its|their)\s+(?:only\s+|single\s+|one\s+)?(?:base|target|default|trunk|integration|mainline)"
     r"(?:\s+(?:branch|baseline))?\b",
     # "`upstream/main` is the only target branch", "develop is our integration branch".
@@ -60,12 +64,23 @@ TRUNK = (
     # An imperative to open PRs against one branch, whatever follows: "Open the PR against `main` and fill
     # in the template", "Open pull requests against master, from a branch in a fork" (not what some
     # automation does: "the bot opens a PR against main").
-    r"(?:^\W*|\b(?:always|please|then|and|to|must|should)\s+)(?P<act>open|create|submit|send|make|raise|file)\s+"
+    r"(?:^[^\w\"'\u201c]*|\b(?:always|please|then|and|to|must|should)\s+)"
+    r"(?P<act>open|create|submit|send|make|raise|file)\s+"
     r"(?:(?:all|your|the|a|new|any|every|each)\s+)?"
     + ALL_PRS
-    + r"\s+(?:back\s+)?(?:to|into|against|targeting|for)\s+(?:the\s+)?['\"]?(?P<branch>"
+    + r"(?:\s*\((?:PRs?|MRs?)\))?\s+(?:back\s+)?(?:to|into|against|targeting|for)\s+(?:the\s+)?"
+    + r"['\"]?(?P<branch>"
     + TRUNK_NAME
     + r")\b(?!-)"
+    + _NOT_A_LIST,
+    # Work merged into one branch through pull requests: "feature branches, which are then merged into
+    # `main` via pull requests".
+    r"\b(?P<act>merged?)\s+(?:back\s+)?into\s+(?:the\s+)?['\"]?(?P<branch>" + TRUNK_NAME + r")['\"]?"
+    r"(?:\s+branch)?\s+(?:via|through|by|with|using)\s+(?:a\s+|the\s+)?" + ALL_PRS,
+    # PRs defaulted to a base: "Default all ... PRs to base branch `dev-latest`".
+    r"\b(?:to|onto|against)\s+(?:the\s+)?(?P<act>base|target)\s+branch\s+['\"]?(?P<branch>"
+    + TRUNK_BRANCH
+    + r")(?![\w/-])"
     + _NOT_A_LIST,
 )
 
@@ -226,6 +241,14 @@ FAIL_WITHOUT_FIX = (
     # "adds tests to demonstrate the bug, then fix the bug in a follow-up commit".
     r"\btests?\b.{0,80}?\b(?:demonstrate|expose|reproduce)s?\s+(?:the\s+|a\s+)?(?:bug|issue|regression|"
     r"failure|defect)\b.*?\bthen\b",
+    # Test-driven development asks for the failing test first: "Use test-driven development for bug fixes",
+    # "Follow TDD"; and "no implementation code without a failing test".
+    r"(?:^\W*|\b(?:always|must|should|please)\s+)(?:use|practi[cs]e|follow|apply)\s+(?:strict\s+)?"
+    r"(?:test[-\s]driven\s+development|TDD)\b",
+    r"\bwithout\s+(?:first\s+)?(?:writing\s+)?a\s+failing\s+tests?\b",
+    # "Write behavioral tests that reproduce the bug".
+    r"\b(?:write|add|create)\w*\s+(?:\w+\s+){0,2}?tests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?"
+    r"(?:bug|issue|problem|regression|defect)\b",
 )
 
 # A word every phrasing of a family holds: a sentence without it is not tried against the family (most
@@ -235,7 +258,7 @@ GATES: dict[str, str] = {
     "AGT003": r"test|assert|expect|checks",
     "AGT004": r"branch|base|default|mainline|integration|PR|pull|merge|target|submit|main|master|dev|trunk|"
     r"next|staging|canary|unstable",
-    "AGT005": r"fail|red\b|reproduc|demonstrat|expos|valid|worthless|useless|proves",
+    "AGT005": r"fail|red\b|reproduc|demonstrat|expos|valid|worthless|useless|proves|test[-\s]driven|TDD",
 }
 # Rule code -> the family phrasings that turn it on, beside its own recognisers.
 TURNS_ON: dict[str, tuple[str, ...]] = {

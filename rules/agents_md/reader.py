@@ -370,6 +370,11 @@ def clauses(text: str) -> list[str]:
     return _CLAUSE.split(text)
 
 
+# A sentence that is all one quotation ("open a PR to master", as a guide lists what a user may say) quotes
+# someone; it asks nothing of the reader.
+_QUOTATION = re.compile(r'^\s*(?:"[^"]*"|\u201c[^\u201c\u201d]*\u201d)[\s.,;:]*$')
+
+
 def normalise(sentence: str) -> str:
     # Emphasis and code marks do not change what a sentence asks for.
     return re.sub(r"[`*]|__", "", sentence).replace("\u2019", "'").replace("\u2018", "'")
@@ -427,7 +432,7 @@ class Recogniser:
         test function", "Downgrading an assertion") states the same rule.
         """
         text = normalise(sentence)
-        if text.rstrip().endswith("?") or (heading and not _DIRECTIVE.search(text)):
+        if _QUOTATION.match(text) or text.rstrip().endswith("?") or (heading and not _DIRECTIVE.search(text)):
             return Reading(line, sentence[:MAX_SENTENCE], heading=heading)
         if not heading and "AGT003" in section and families.WAYS_TO_WEAKEN.search(text):
             return Reading(line, sentence[:MAX_SENTENCE], ("AGT003",), (), heading, (("AGT003", 0),))

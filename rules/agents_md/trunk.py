@@ -59,7 +59,7 @@ _TARGET = re.compile(
 )
 _NOT_BRANCHES = frozenset(
     {"the", "a", "an", "it", "them", "default", "trunk", "branch", "same", "upstream", "your", "our", "this",
-     "that", "each", "every", "feature", "short", "review", "back", "to", "into"}
+     "that", "each", "every", "feature", "short", "review", "back", "to", "into", "base", "target"}
 )  # fmt: skip
 
 
