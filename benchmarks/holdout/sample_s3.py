@@ -1,4 +1,4 @@
-"""Builds the records of the third AGENTS.md sentence set, s3 (`sentences-s3.jsonl`): a tuning part and a hold-out.
+"""Builds the records of the third AGENTS.md sentence set, s3 (`sentences-s3.jsonl`): tuning and hold-out.
 
     python benchmarks/holdout/sample_s3.py MIRRORS_DIR CANDIDATES.txt OUT.jsonl [--labels LABELS.json]
 
@@ -11,8 +11,8 @@ differences, fixed before any sentence was labelled:
   `sentences-enriched.jsonl` and `sentences-fresh.jsonl`, read at run time).
 - Split by repository: `holdout3` when int(sha256(repo), 16) % 5 == 0 (a fifth), else `tune3`.
 
-Nothing under `rules/` or `bot/` is imported or run; labels are hand-written (`--labels`, keyed by repository and
-`path:line:index-on-line`; a record not in the file is labelled nothing).
+Nothing under `rules/` or `bot/` is imported or run; labels are hand-written (`--labels`, keyed by
+repository and `path:line:index-on-line`; a record not in the file is labelled nothing).
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ counts as raised when it gives an error (or warning) on that test (`benchmarks/j
     python benchmarks/holdout/score_agt001.py [--split tune|holdout|holdout2|all] [--clones DIR] [--json]
 
 Every split here has been scored as a hold-out once and is spent (`holdout` in the first round, `holdout2`
-in the second, `holdout3` in the third, all 2026-12-05): their rows are shown one by one like the tune rows. A new hold-out gets a new
-split name, listed in UNSCORED, whose rows are never shown (only aggregates), so scoring it cannot teach
+in the second, `holdout3` in the third, all 2026-12-05): their rows are shown one by one like the tune
+rows. A new hold-out gets a new split name, listed in UNSCORED, whose rows are never shown (only aggregates), so scoring it cannot teach
 anyone what it holds.
 """
 

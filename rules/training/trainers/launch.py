@@ -164,6 +164,23 @@ def _split_expanded(words: list[str], expand: Any) -> list[str]:
     return out
 
 
+def torchrun_world(flags: dict[str, Any]) -> int | None:
+    """The processes torchrun starts: `--nproc_per_node` × `--nnodes`, where the script writes them as
+    numbers (a variable it does not set, such as `$1`, leaves them unknown)."""
+    per_node, nodes = flags.get("nproc_per_node"), flags.get("nnodes", 1)
+    if (
+        isinstance(per_node, int)
+        and not isinstance(per_node, bool)
+        and isinstance(nodes, int)
+        and per_node > 0
+    ):
+        return per_node * max(nodes, 1)
+    return None
+
+
+TORCHRUN_WORLD = "world size from torchrun's `--nproc_per_node` × `--nnodes`"
+
+
 def is_script(data: Any) -> bool:
     """Whether data is what parse() returns."""
     return isinstance(data, dict) and data.get(SCRIPT) is True
@@ -177,4 +194,4 @@ def is_script_path(path: str) -> bool:
     return path.endswith(SUFFIXES)
 
 
-__all__ = ["SCRIPT", "is_script", "is_script_path", "parse"]
+__all__ = ["SCRIPT", "TORCHRUN_WORLD", "is_script", "is_script_path", "parse", "torchrun_world"]

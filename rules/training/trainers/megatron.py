@@ -38,15 +38,8 @@ def detect(data: Any) -> bool:
 
 
 def _world(flags: dict[str, Any], facts: Facts) -> tuple[int, str]:
-    per_node, nodes = flags.get("nproc_per_node"), flags.get("nnodes", 1)
-    if (
-        isinstance(per_node, int)
-        and not isinstance(per_node, bool)
-        and isinstance(nodes, int)
-        and per_node > 0
-    ):
-        return per_node * max(nodes, 1), "world size from torchrun's `--nproc_per_node` × `--nnodes`"
-    return facts.world()
+    world = launch.torchrun_world(flags)
+    return (world, launch.TORCHRUN_WORLD) if world is not None else facts.world()
 
 
 def derive(data: Any, facts: Facts) -> StepValues:

@@ -100,7 +100,7 @@ def detect(data: Any) -> bool:
     return settings(data) is not None
 
 
-def _files(value: Any) -> list[str]:
+def train_files(value: Any) -> list[str]:
     """`data.train_files`: a path, a YAML list, or a Hydra list written in a script (`[a.parquet,b]`)."""
     if isinstance(value, list):
         return [str(v) for v in value]
@@ -140,7 +140,7 @@ def derive(data: Any, facts: Facts) -> StepValues:
             f"`ppo_micro_batch_size_per_gpu` {micro}: verl refuses it"
         )
     updates_per_step = ppo_epochs * math.ceil(prompts / mini)
-    files = _files(keys.get("data.train_files"))
+    files = train_files(keys.get("data.train_files"))
     n_prompts = (
         sum(facts.datasets[f] for f in files) if files and all(f in facts.datasets for f in files) else None
     )

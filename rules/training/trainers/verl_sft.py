@@ -21,6 +21,7 @@ from rules.training.semantics import OPTIMIZER
 from rules.training.trainers import launch
 from rules.training.trainers.facts import Facts
 from rules.training.trainers.keys import TrainerConfigError, integer, number, positive
+from rules.training.trainers.verl import train_files
 
 NAME = "verl-sft"
 WORDS = ("fsdp_sft_trainer", "verl.trainer.sft_trainer")
@@ -56,15 +57,9 @@ def detect(data: Any) -> bool:
 def _world(data: Any, keys: dict[str, Any], facts: Facts) -> tuple[int, str]:
     """The world size: torchrun's `--nproc_per_node` × `--nnodes` when the script writes them as numbers,
     else `trainer.n_gpus_per_node` × `trainer.nnodes`, else what the repository says."""
-    flags = data["flags"]
-    per_node, nodes = flags.get("nproc_per_node"), flags.get("nnodes", 1)
-    if (
-        isinstance(per_node, int)
-        and not isinstance(per_node, bool)
-        and isinstance(nodes, int)
-        and per_node > 0
-    ):
-        return per_node * max(nodes, 1), "world size from torchrun's `--nproc_per_node` × `--nnodes`"
+    world = launch.torchrun_world(data["flags"])
+    if world is not None:
+        return world, launch.TORCHRUN_WORLD
     gpus = integer(keys, "trainer.n_gpus_per_node", None)
     if gpus:
         world = gpus * (integer(keys, "trainer.nnodes", 1) or 1)
@@ -95,7 +90,7 @@ def derive(data: Any, facts: Facts) -> StepValues:
             f"the per-rank batch {per_rank} is not a multiple of the micro-batch {micro}: verl refuses it"
         )
     notes = [world_note]
-    files = _files(keys.get("data.train_files"))
+    files = train_files(keys.get("data.train_files"))
     size = (
         sum(facts.datasets[f] for f in files) if files and all(f in facts.datasets for f in files) else None
     )
@@ -151,16 +146,6 @@ def derive(data: Any, facts: Facts) -> StepValues:
 def launch_overrides(data: Any) -> dict[str, Any]:
     """The script's Hydra overrides (`key=value`, `+key=value`)."""
     return dict(data["overrides"]) if launch.is_script(data) else {}
-
-
-def _files(value: Any) -> list[str]:
-    """`data.train_files`: a path, or a Hydra list written in a script (`[a.parquet,b]`)."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("[") and text.endswith("]"):
-            return [part.strip().strip("'\"") for part in text[1:-1].split(",") if part.strip()]
-        return [text]
-    return []
 
 
 __all__ = ["NAME", "WORDS", "TrainerConfigError", "derive", "detect"]
