@@ -5,12 +5,12 @@ its first parent as `bot check` does it locally (in-process, as `benchmarks/sign
 title, so the commit messages stand in for it, and AGT001/AGT002 on by the config override), and AGT001
 counts as raised when it gives an error (or warning) on that test (`benchmarks/judged.py` `flagged`).
 
-    python benchmarks/holdout/score_agt001.py [--split tune|holdout|holdout2|all] [--clones DIR] [--json]
+    python benchmarks/holdout/score_agt001.py [--split SPLIT] [--clones DIR] [--json]   # SPLITS lists them
 
 Every split here has been scored as a hold-out once and is spent (`holdout` in the first round, `holdout2`
 in the second, `holdout3` in the third, all 2026-12-05): their rows are shown one by one like the tune
-rows. A new hold-out gets a new split name, listed in UNSCORED, whose rows are never shown (only aggregates), so scoring it cannot teach
-anyone what it holds.
+rows. A new hold-out gets a new split name, listed in UNSCORED, whose rows are never shown (only
+aggregates), so scoring it cannot teach anyone what it holds.
 """
 
 from __future__ import annotations
