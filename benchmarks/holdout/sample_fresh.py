@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -33,8 +34,15 @@ EXCLUDED_PATHS = {("shakacode/react_on_rails", "react_on_rails_pro/AGENTS.md")}
 FIELDS = ("repo", "commit", "path", "line", "licence", "sentence", "heading", "under", "labels")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(
+    argv: list[str] | None = None,
+    corpora: tuple[str, ...] = CORPORA,
+    split_of: Callable[[str], str] = lambda repo: "holdout",
+    description: str = (__doc__ or "").splitlines()[0],
+) -> int:
+    """Build the records; corpora are the earlier sets whose repositories are excluded, split_of names each
+    repository's split (sample_s3.py reuses this with its own)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("mirrors", type=Path)
     parser.add_argument("candidates", type=Path, help="one owner/name a line")
     parser.add_argument("out", type=Path)
@@ -42,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2])
     args = parser.parse_args(argv)
     excluded = set(base.EXCLUDED)
-    for corpus in CORPORA:
+    for corpus in corpora:
         for line in (args.root / corpus).read_text().splitlines():
             excluded.add(json.loads(line)["repo"])
     labels = json.loads(args.labels.read_text()) if args.labels else {}
@@ -63,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             for field in ("note", "family"):
                 if field in extra:
                     row[field] = extra[field]
-            row["split"] = "holdout"
+            row["split"] = split_of(repo)
             row["source"] = rec["source"]
             if not args.labels:
                 row["_key"] = key

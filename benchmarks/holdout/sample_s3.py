@@ -17,14 +17,11 @@ repository and `path:line:index-on-line`; a record not in the file is labelled n
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import sample_enriched as base  # noqa: E402
 import sample_fresh as fresh  # noqa: E402
 
 CORPORA = fresh.CORPORA + ("benchmarks/holdout/sentences-fresh.jsonl",)
@@ -37,44 +34,7 @@ def split_of(repo: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mirrors", type=Path)
-    parser.add_argument("candidates", type=Path, help="one owner/name a line")
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--labels", type=Path)
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2])
-    args = parser.parse_args(argv)
-    excluded = set(base.EXCLUDED)
-    for corpus in CORPORA:
-        for line in (args.root / corpus).read_text().splitlines():
-            excluded.add(json.loads(line)["repo"])
-    labels = json.loads(args.labels.read_text()) if args.labels else {}
-    rows = []
-    for repo in [r.strip() for r in args.candidates.read_text().splitlines() if r.strip()]:
-        mirror = args.mirrors / repo.replace("/", "+") / "repo"
-        if not mirror.exists():
-            print(f"{repo}\tno snapshot\t0")
-            continue
-        recs, why = base.records_of(repo, mirror, excluded)
-        recs = [rec for rec in recs if (repo, rec["path"]) not in EXCLUDED_PATHS]
-        print(f"{repo}\t{why}\t{len(recs)}")
-        for rec in recs:
-            key = rec.pop("_key")
-            extra = labels.get(repo, {}).get(key, {})
-            row = {k: rec[k] for k in FIELDS}
-            row["labels"] = extra.get("labels", {})
-            for field in ("note", "family"):
-                if field in extra:
-                    row[field] = extra[field]
-            row["split"] = split_of(repo)
-            row["source"] = rec["source"]
-            if not args.labels:
-                row["_key"] = key
-            rows.append(row)
-    with args.out.open("w") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return 0
+    return fresh.main(argv, CORPORA, split_of, (__doc__ or "").splitlines()[0])
 
 
 if __name__ == "__main__":
