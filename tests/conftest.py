@@ -197,9 +197,14 @@ def repo(tmp_path: Path) -> GitRepo:
 def make_repo(tmp_path: Path):
     """Build a repo with a base commit on main and a head commit on branch `pr`."""
 
+    built: list[GitRepo] = []
+
     def build(base: dict[str, str | bytes | None], head: dict[str, str | bytes | None]) -> GitRepo:
-        r = GitRepo(tmp_path / "pr-repo")
+        # A test may build more than one: each its own folder (a second import into the first repository
+        # fails when the clock has moved on a second, as `main` would no longer fast-forward).
+        r = GitRepo(tmp_path / ("pr-repo" if not built else f"pr-repo-{len(built)}"))
         r.import_pr(base, head)
+        built.append(r)
         return r
 
     return build
