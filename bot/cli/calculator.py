@@ -21,6 +21,7 @@ from rules.training.stepmath import (
     ROLLOUTS,
     SEMANTICS,
     TAILS,
+    TORCHTUNE,
     Run,
     StepMathError,
     batch_problems,
@@ -236,10 +237,9 @@ def _side(run: Run, exp: Any) -> dict[str, Any]:
     out["transformers"] = None if run.transformers is None else "{}.{}".format(*run.transformers)
     if run.semantics == MEGATRON and run.max_steps is not None:
         out["train_samples"] = run.max_steps * run.batch_size  # the same run as --train-samples
-    if run.semantics != "torchtune":
+    if run.semantics != TORCHTUNE:
         out.pop("torchtune_carry")
-    policy = tail_policy(run)
-    out["tail"] = None if policy is None else policy
+    out["tail"] = tail_policy(run)
     return out
 
 

@@ -498,15 +498,18 @@ OTHER_KINDS = frozenset(
 )
 
 
-def fragment_kind(path: str) -> str | None:
-    """The kind of a changelog fragment (`changelog/12.bugfix.rst` -> "bugfix"); None for another file."""
+def _fragment_types(path: str) -> list[str]:
+    """The type words of a changelog fragment's name (`changelog/12.bugfix.rst` -> ["bugfix", "rst"]), or
+    none for a file outside the fragment folders."""
     p = PurePosixPath(path)
     if len(p.parts) < 2 or p.parts[-2].lower() not in _FRAGMENT_DIRS:
-        return None
-    for piece in p.name.lower().split(".")[1:4]:
-        if piece in FIX_KINDS or piece in OTHER_KINDS:
-            return piece
-    return None
+        return []
+    return p.name.lower().split(".")[1:4]
+
+
+def fragment_kind(path: str) -> str | None:
+    """The kind of a changelog fragment (`changelog/12.bugfix.rst` -> "bugfix"); None for another file."""
+    return next((t for t in _fragment_types(path) if t in FIX_KINDS or t in OTHER_KINDS), None)
 
 
 # Fragment types that say no kind: attrs and structlog file fixes and features alike as `123.change.md`.
@@ -515,10 +518,7 @@ _NEUTRAL_KINDS = frozenset(("change", "changes"))
 
 def neutral_fragment(path: str) -> bool:
     """Whether path is a changelog fragment of a type that says no kind, so its prose must."""
-    p = PurePosixPath(path)
-    if len(p.parts) < 2 or p.parts[-2].lower() not in _FRAGMENT_DIRS:
-        return False
-    return any(piece in _NEUTRAL_KINDS for piece in p.name.lower().split(".")[1:4])
+    return any(t in _NEUTRAL_KINDS for t in _fragment_types(path))
 
 
 def fragment_kinds(paths: Iterable[str]) -> frozenset[str]:

@@ -392,7 +392,7 @@ def _changelog_entries(files: Iterable[FileChange], ctx: Context) -> tuple[Entry
         if f.status is FileStatus.REMOVED or not f.added_lines:
             continue
         neutral = f.status is FileStatus.ADDED and neutral_fragment(f.path)
-        if f.status is FileStatus.ADDED and fragment_kind(f.path) in FIX_KINDS or neutral:
+        if (f.status is FileStatus.ADDED and fragment_kind(f.path) in FIX_KINDS) or neutral:
             # A bugfix fragment's text is the fix's own title, as a changelog entry is; a fragment whose
             # type says no kind (`123.change.md`) is an entry of a section of no kind: its prose decides.
             try:

@@ -72,7 +72,7 @@ def find(review: Review, path: str, names: tuple[str, ...], head: bool = True) -
             data = parsed(review, path, text, fmt, head)
         except formats.FormatError:
             return None
-        if not any(_sets(data, name) for name in names):
+        if all(_first(data, name) is None for name in names):
             return None  # most configs set none of them: no need to find where keys sit
         lines = formats.key_lines(text, "yaml" if fmt == "json" else fmt)  # JSON is YAML for positions
         for name in names:
@@ -99,11 +99,6 @@ def _first(data: Any, name: str) -> tuple[Any] | None:
         elif isinstance(item, list):
             stack.extend(reversed(item))
     return None
-
-
-def _sets(data: Any, name: str) -> bool:
-    """Whether a mapping at any depth of data has the key name."""
-    return _first(data, name) is not None
 
 
 def _value(data: Any, key: tuple[str, ...]) -> Any:

@@ -14,13 +14,23 @@ _DECAY = {
     "cosine": "cosine",
     "constant": "constant",
     "constant_with_warmup": "constant",
-    # DeepSpeed's own schedulers, as rules/training/trainers/deepspeed.py names them.
-    "deepspeed warmuplr (log warmup)": "constant",
-    "deepspeed warmuplr (linear warmup)": "constant",
-    "deepspeed warmupdecaylr (log warmup)": "linear",
-    "deepspeed warmupdecaylr (linear warmup)": "linear",
+    # DeepSpeed's own schedulers (`deepspeed/runtime/lr_schedules.py`), as trainers/deepspeed.py names them.
+    "deepspeed warmuplr": "constant",
+    "deepspeed warmupdecaylr": "linear",
     "deepspeed warmupcosinelr": "cosine",
 }
+# The warmup ramp a scheduler's name says (DeepSpeed's WarmupLR and WarmupDecayLR: "... (log warmup)").
+_RAMPS = ((" (log warmup)", True), (" (linear warmup)", False))
+
+
+def shape_of(scheduler: str | None) -> tuple[str | None, bool]:
+    """(the decay after warmup: linear, cosine or constant, or None when unknown; whether the warmup ramp is
+    logarithmic) of a scheduler as a row names it."""
+    name = (scheduler or "").lower()
+    for suffix, log in _RAMPS:
+        if name.endswith(suffix):
+            return _DECAY.get(name[: -len(suffix)]), log
+    return _DECAY.get(name), False
 
 
 class Schedule(Frozen):
@@ -69,7 +79,7 @@ def schedule_of(values: StepValues | None, steps: tuple[int, ...] | None = None)
     Past the side's last update the rate is 0: the run has stopped, so a shorter run ends early."""
     if values is None:
         return Schedule(unknown="absent")
-    kind = _DECAY.get((values.scheduler or "").lower())
+    kind, log = shape_of(values.scheduler)
     if kind is None:
         return Schedule(unknown=f"scheduler {values.scheduler or 'not known'}")
     total = total_steps(values)
@@ -79,7 +89,6 @@ def schedule_of(values: StepValues | None, steps: tuple[int, ...] | None = None)
     # A decay_steps key decays over the last steps (warmup-stable-decay); without it the decay spans the rest.
     decay_start = max(total - values.decay_steps, warmup) if values.decay_steps else warmup
     at = steps if steps is not None else grid(total)
-    log = "(log warmup)" in (values.scheduler or "")
     rates = tuple(
         round(rate_at(s, total, warmup, decay_start, kind, log), 4) if s <= total else 0.0 for s in at
     )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.core.models import StepValues
+from rules.training.lr_schedule import shape_of
 from rules.training.semantics import OPTIMIZER
 from rules.training.trainers.facts import Facts
 from rules.training.trainers.keys import TrainerConfigError
@@ -27,8 +28,6 @@ _ENGINE_KEYS = (
     "zero_optimization", "optimizer", "scheduler", "fp16", "bf16", "gradient_accumulation_steps",
     "gradient_clipping", "zero_allow_untested_optimizer", "wall_clock_breakdown", "steps_per_print",
 )  # fmt: skip
-# The schedulers of `deepspeed/runtime/lr_schedules.py` whose shape after warmup is known.
-SCHEDULERS = {"WarmupLR": "constant", "WarmupDecayLR": "linear", "WarmupCosineLR": "cosine"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +86,11 @@ def _scheduler(sched: Mapping[str, Any]) -> tuple[str | None, int | None, int | 
     if kind in ("WarmupLR", "WarmupDecayLR"):
         name += " (linear warmup)" if params.get("warmup_type") == "linear" else " (log warmup)"
     return name, _number(params, "warmup_num_steps"), _number(params, "total_num_steps")
+
+
+def decays(scheduler: str | None) -> bool:
+    """Whether a DeepSpeed scheduler, as `_scheduler` names it, decays after its warmup."""
+    return shape_of(scheduler)[0] in ("linear", "cosine") and (scheduler or "").startswith("DeepSpeed ")
 
 
 def detect(data: Any) -> bool:
@@ -153,7 +157,7 @@ def derive(data: Any, facts: Facts) -> StepValues:
         )
     else:
         formula = "S is set by the training script's loop (a DeepSpeed config has no run length)"
-    decays = kind is not None and any(k in kind for k in ("WarmupDecayLR", "WarmupCosineLR"))
+    decaying = decays(kind)
     return StepValues(
         semantics=OPTIMIZER,
         trainer=NAME,
@@ -165,7 +169,7 @@ def derive(data: Any, facts: Facts) -> StepValues:
         effective_train_examples=total * tb if total is not None else None,
         scheduler=kind,
         warmup_steps=warmup,
-        decay_steps=total - (warmup or 0) if decays and total is not None else None,
+        decay_steps=total - (warmup or 0) if decaying and total is not None else None,
         tail="carried: the engine counts micro-batches across epochs (an epoch's last join the next update)",
         formula=formula,
         assumptions=tuple(notes),

@@ -35,9 +35,6 @@ _DECAYING = frozenset(
         "cosine_with_restarts",
         "polynomial",
         "cosine_with_min_lr",
-        "DeepSpeed WarmupDecayLR (log warmup)",
-        "DeepSpeed WarmupDecayLR (linear warmup)",
-        "DeepSpeed WarmupCosineLR",
     }
 )
 
@@ -133,9 +130,7 @@ def _grpo(
     if warm_formula:
         formula = "; ".join(f for f in (formula, f"warmup = {warm_formula}") if f)
     decay = (
-        steps - warmup
-        if steps is not None and warmup is not None and common["scheduler"] in _DECAYING
-        else None
+        steps - warmup if steps is not None and warmup is not None and _decays(common["scheduler"]) else None
     )
     return StepValues(
         **common,
@@ -159,6 +154,11 @@ def _epochs(steps: int | None, ep: hfloop.Epoch | None, ga: int, configured: flo
     if steps is not None and ep is not None:
         return hfloop.epochs_covered(ep, steps, ga)
     return configured
+
+
+def _decays(scheduler: str | None) -> bool:
+    """Whether the run's scheduler (HF's, or the DeepSpeed config's that replaces it) decays after warmup."""
+    return scheduler in _DECAYING or deepspeed.decays(scheduler)
 
 
 def derive(data: Mapping[str, Any], facts: Facts) -> StepValues:
@@ -255,7 +255,7 @@ def derive_run(
         _check_pinned(pin, facts.deepspeed_path, steps, warmup)
     if warm_formula:
         formula = "; ".join(f for f in (formula, f"warmup = {warm_formula}") if f)
-    decay = steps - warmup if steps is not None and warmup is not None and scheduler in _DECAYING else None
+    decay = steps - warmup if steps is not None and warmup is not None and _decays(scheduler) else None
     tail = hfloop.describe_tail(ep, ga, release)
     return StepValues(
         **common,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 # The marker a parsed script carries, so a format can tell it from a parsed YAML mapping.
@@ -62,7 +63,7 @@ def _lines(text: str) -> list[str]:
         current = []
         if quoted or _open_quote(line):
             quoted += 1
-            if '"' in raw and quoted > 1 or quoted > _MAX_QUOTED_LINES:
+            if ('"' in raw and quoted > 1) or quoted > _MAX_QUOTED_LINES:
                 out.append(line)
                 quoted = 0
             else:
@@ -151,7 +152,7 @@ def parse(text: str) -> dict[str, Any]:
     return {SCRIPT: True, "overrides": overrides, "flags": flags, "modules": modules}
 
 
-def _split_expanded(words: list[str], expand: Any) -> list[str]:
+def _split_expanded(words: list[str], expand: Callable[[str], str]) -> list[str]:
     """The words with their variables substituted; a variable whose value holds several words (`$T5_ARGS`,
     `${TRAINING_ARGS}`) gives them as separate words, as the shell's word splitting does."""
     out: list[str] = []
