@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,6 +31,7 @@ from bot.git.local import load_changeset  # noqa: E402
 from bot.verify.runner import Limits, Plan, verify  # noqa: E402
 from rules.core.base import Review  # noqa: E402
 from rules.core.models import PullRequest  # noqa: E402
+from rules.core.verification import Verification  # noqa: E402
 from rules.testcode.verify_select import added_names, test_files, tests_to_verify  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -64,6 +66,27 @@ def _plan(top: Path, commit: str) -> tuple[Plan, str, str]:
     return plan, changeset.base_sha, changeset.head_sha
 
 
+def runner_env() -> dict[str, str]:
+    """The tests' environment: no token of any kind, and no user site."""
+    return {**{k: v for k, v in os.environ.items() if k in ENV_KEEP}, "PYTHONNOUSERSITE": "1"}
+
+
+def verify_commit(top: Path, commit: str, python: str, env: dict[str, str]) -> tuple[Verification, ...]:
+    """The bot's verification of commit as a pull request against its first parent, in top (a copy that
+    may be written to: the runner adds and removes work trees there), with python's pytest."""
+    plan, base, head = _plan(top, commit)
+    return verify(
+        top,
+        plan,
+        base=base,
+        read_head=lambda path: _show(top, head, path),
+        env=env,
+        command=[python, "-m", "pytest", "-p", "no:randomly"],
+        limits=Limits(test=60, total=300),
+        head=head,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--python", default=sys.executable, help="the Python whose pytest runs the tests")
@@ -71,10 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--list", action="store_true", help="print the tests selected per commit; run nothing")
     p.add_argument("--cases", type=Path, default=CASES)
     args = p.parse_args(argv)
-    import os
-
-    env = {k: v for k, v in os.environ.items() if k in ENV_KEEP}
-    env["PYTHONNOUSERSITE"] = "1"
+    env = runner_env()
     cases = [c for c in load_cases(args.cases) if args.only is None or c["repo"] == args.only]
     commits = list(dict.fromkeys((c["repo"], c["commit"]) for c in cases))
     judged = {(c["repo"], c["commit"], c["node_id"]): c for c in cases}
@@ -83,22 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bot-replay-") as tmp:
         for repo, commit in commits:
             top = _copy(repo, Path(tmp))
-            plan, base, head = _plan(top, commit)
             if args.list:
+                plan, _, _ = _plan(top, commit)
                 for t in plan.tests:
                     print(f"{repo},{commit},{t.node_id},{t.state}")
                 continue
             t0 = time.monotonic()
-            found = verify(
-                top,
-                plan,
-                base=base,
-                read_head=lambda path, top=top, head=head: _show(top, head, path),
-                env=env,
-                command=[args.python, "-m", "pytest", "-p", "no:randomly"],
-                limits=Limits(test=60, total=300),
-                head=head,
-            )
+            found = verify_commit(top, commit, args.python, env)
             seconds = time.monotonic() - t0
             outcomes = {v.node_id: v for v in found}
             keys = [k for k in judged if k[:2] == (repo, commit)]

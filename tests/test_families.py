@@ -255,3 +255,49 @@ def test_more_common_phrasings(sentence, effect):
 )
 def test_more_fail_without_fix_phrasings(sentence):
     assert _read(sentence)[0] == ("AGT005",)
+
+
+# Issue 23, round four: the spent hold-outs' missed phrasings, written anew, and their near misses.
+@pytest.mark.parametrize(
+    "sentence, effect",
+    [
+        ("Keep strict equality checks rather than weakening them to `>=`.", ("AGT003",)),
+        ("Keep the `logSpy`/`errSpy` assertions instead of dropping them.", ("AGT003",)),
+        ("Do not modify unrelated tests.", ("AGT003",)),
+        ("Never change existing unit tests to fit a refactor.", ("AGT003",)),
+        ("Make sure every test passes without weakening any assertions.", ("AGT003",)),
+        ("A test is only valuable if it would fail when the feature breaks.", ("AGT002",)),
+        ("An assertion that can never fail proves nothing.", ("AGT002",)),
+        ("Use `--base develop` for all PRs.", ("AGT004",)),
+        ("Create the PR with `gh pr create --base main --fill`.", ("AGT004",)),
+        ("Development branch: `dev`", ("AGT004",)),
+        ("Regression tests live in `tests/bugs/`, named after the issue number.", ("AGT001",)),
+        ("Regression tests: add a comment with the issue URL above the test.", ("AGT001",)),
+        # Near misses.
+        ("Keep tests short rather than exhaustive.", ()),
+        ("Pick the channel from the target branch: `main` -> `stable`, anything else -> `nightly`.", ()),
+        ("Regression tests are welcome.", ()),
+        ("Name regression test files after the module they cover.", ()),
+        ("Do not change the public API.", ()),
+        ("Use `--base` only when stacking PRs.", ()),
+    ],
+)
+def test_round_four_phrasings(sentence, effect):
+    assert _read(sentence)[0] == effect
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Every bug fix must include a failing test first.",
+        "Commit a failing (red) test that pins the bug before touching the code.",
+        "A fix ships with a regression test that reproduces the reported bug.",
+    ],
+)
+def test_round_four_fail_without_fix_phrasings(sentence):
+    assert _read(sentence)[0] == ("AGT005",)
+
+
+def test_a_command_list_that_mentions_a_known_failing_test_asks_for_nothing():
+    sentence = "`make test` (unit), `make test-all` (includes integration); known failing test: `TestX`."
+    assert "AGT005" not in _read(sentence)[0]

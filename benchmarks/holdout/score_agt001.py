@@ -6,6 +6,13 @@ title, so the commit messages stand in for it, and AGT001/AGT002 on by the confi
 counts as raised when it gives an error (or warning) on that test (`benchmarks/judged.py` `flagged`).
 
     python benchmarks/holdout/score_agt001.py [--split SPLIT] [--clones DIR] [--json]   # SPLITS lists them
+    python benchmarks/holdout/score_agt001.py --split SPLIT --verify [--venvs DIR]
+
+`--verify` reviews each commit as `bot check --verify-tests` does: the commit's new and changed tests run
+at the commit and on its first parent with the commit's tests (benchmarks/replay_verify.py's runner), with
+the pytest of the repository's own virtual environment, `VENVS/<owner>+<name>/bin/python` (the README
+section of each set says how it was made); a repository without one is reviewed without verification and
+counted under `unverified`.
 
 Every split here has been scored as a hold-out once and is spent (`holdout` in the first round, `holdout2`
 in the second, `holdout3` in the third, all 2026-12-05): their rows are shown one by one like the tune
@@ -18,7 +25,9 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,10 +40,14 @@ from benchmarks.judged import (  # noqa: E402
     case_of,
     flagged,
 )
+from benchmarks.replay_verify import runner_env, verify_commit  # noqa: E402
 from benchmarks.signal_ranges import DEFAULT_CLONES, Outcome, _git, _has  # noqa: E402
 from bot.git.local import SourceError, load_changeset  # noqa: E402
 from bot.review.engine import review  # noqa: E402
 from rules.core.models import PullRequest  # noqa: E402
+from rules.core.verification import Verification  # noqa: E402
+
+DEFAULT_VENVS = Path("/work/venvs")
 
 # `all` is the first round (tune + holdout, both read or scored already); `holdout2` is the second
 # hold-out, sampled for the next round of changes and selected only by name so no run reads it by accident.
@@ -57,14 +70,44 @@ def load(split: str, folder: Path = HERE) -> list[Case]:
     return cases
 
 
-def review_commit(clone: Path, repo: str, sha: str) -> Outcome:
-    """Review sha against its first parent as local mode does, with AGT001/AGT002 on."""
+def review_commit(clone: Path, repo: str, sha: str, verifications: tuple[Verification, ...] = ()) -> Outcome:
+    """Review sha against its first parent as local mode does, with AGT001/AGT002 on, and the outcomes
+    of its tests where they were measured."""
     try:
         changeset = load_changeset(clone, base=f"{sha}^1", head=sha, pr=PullRequest(head_ref=None))
-        report = review(changeset, config=OVERRIDE)
+        report = review(changeset, config=OVERRIDE, verifications=verifications)
     except SourceError as exc:
         return Outcome(repo, sha, error=str(exc))
     return Outcome(repo, sha, report=report)
+
+
+class Verifier:
+    """Runs a commit's tests as `--verify-tests` does, in a shared copy of the clone (the runner adds work
+    trees to the repository it is given; the clones are never written to)."""
+
+    def __init__(self, venvs: Path, scratch: Path) -> None:
+        self.venvs = venvs
+        self.scratch = scratch
+        self.env = runner_env()
+        self.unverified: set[str] = set()
+
+    def python(self, repo: str) -> Path | None:
+        python = self.venvs / repo.replace("/", "+") / "bin" / "python"
+        return python if python.exists() else None
+
+    def run(self, clone: Path, repo: str, sha: str) -> tuple[Verification, ...]:
+        python = self.python(repo)
+        if python is None:
+            self.unverified.add(repo)
+            return ()
+        copy = self.scratch / clone.name
+        if not copy.exists():
+            subprocess.run(
+                ["git", "clone", "-q", "--shared", "--no-checkout", str(clone), str(copy)],
+                check=True,
+                capture_output=True,
+            )
+        return verify_commit(copy, sha, str(python), self.env)
 
 
 @dataclass
@@ -108,7 +151,9 @@ def _head_text(clone: Path, case: Case) -> str | None:
         return None
 
 
-def score(cases: list[Case], clones: Path, show_cases: bool, say=print) -> dict[str, dict[str, object]]:
+def score(
+    cases: list[Case], clones: Path, show_cases: bool, say=print, verifier: Verifier | None = None
+) -> dict[str, dict[str, object]]:
     tallies: dict[str, Tally] = {}
     reviewed: dict[tuple[str, str], Outcome] = {}
     overall = Tally()
@@ -121,7 +166,11 @@ def score(cases: list[Case], clones: Path, show_cases: bool, say=print) -> dict[
                 tally.missing += 1
                 overall.missing += 1
                 continue
-            reviewed[key] = review_commit(clone, case.repo, case.commit)
+            found = verifier.run(clone, case.repo, case.commit) if verifier else ()
+            if found and show_cases:
+                outcomes = ", ".join(f"{v.qualname}: {v.outcome.value}" for v in found)
+                say(f"  verified {case.repo}@{case.commit[:10]}: {outcomes}"[:400])
+            reviewed[key] = review_commit(clone, case.repo, case.commit, found)
         report = reviewed[key].report
         if report is None:
             tally.missing += 1
@@ -147,15 +196,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=SPLITS, default="tune")
     parser.add_argument("--clones", type=Path, default=DEFAULT_CLONES)
     parser.add_argument("--json", action="store_true", help="print one JSON object of the aggregates")
+    parser.add_argument("--verify", action="store_true", help="run each commit's tests as --verify-tests")
+    parser.add_argument("--venvs", type=Path, default=DEFAULT_VENVS)
+    parser.add_argument("--only", action="append", metavar="REPO", help="only this repository (repeatable)")
     args = parser.parse_args(argv)
-    cases = load(args.split)
+    cases = [c for c in load(args.split) if not args.only or c.repo in args.only]
     # Rows of a hold-out not scored yet are never shown one by one.
     show = args.split not in UNSCORED and not args.json
-    figures = score(cases, args.clones, show_cases=show)
+    with tempfile.TemporaryDirectory(prefix="bot-score-") as scratch:
+        verifier = Verifier(args.venvs, Path(scratch)) if args.verify else None
+        figures = score(cases, args.clones, show_cases=show, verifier=verifier)
+    if verifier is not None and verifier.unverified:
+        figures["overall"]["unverified"] = sorted(verifier.unverified)
     if args.json:
         print(json.dumps({"split": args.split, "figures": figures}, indent=2))
         return 0
-    print(f"AGT001 on the issue-23 sets, split {args.split}")
+    print(f"AGT001 on the issue-23 sets, split {args.split}{' (verified)' if args.verify else ''}")
     print(f"{'repository':32} {'cases':>5} {'TP':>3} {'FP':>3} {'FN':>3} {'P':>6} {'R':>6} {'AGT002':>6}")
     for repo, f in figures.items():
         p = "-" if f["precision"] is None else f"{f['precision']:.3f}"
@@ -163,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         extra = f"  ({f['missing']} not reviewed)" if f["missing"] else ""
         counts = f"{f['cases']:>5} {f['tp']:>3} {f['fp']:>3} {f['fn']:>3}"
         print(f"{repo:32} {counts} {p:>6} {r:>6} {f['agt002']:>6}{extra}")
+    if verifier is not None and verifier.unverified:
+        print(
+            f"not verified (no virtual environment in {args.venvs}): {', '.join(sorted(verifier.unverified))}"
+        )
     return 0
 
 

@@ -44,7 +44,7 @@ TRUNK = (
     r"(?:\s+for\s+(?:all\s+|new\s+|v?\d+\s+)?(?:PRs?|pull\s+requests?|changes|contributions))?"
     r"\s*(?:is|=|:|should\s+be|must\s+be|will\s+be|\(\s*(?:typically|usually|normally|always|by\s+default))\s+"
     r"(?:always\s+|currently\s+|still\s+)?(?:the\s+)?"
-    r"['\"]?(?P<branch>" + TRUNK_BRANCH + r")\b(?!\s+branch\s+(?:protection|rules?))",
+    r"['\"]?(?P<branch>" + TRUNK_BRANCH + r")\b(?!\s+branch\s+(?:protection|rules?))(?!\s*(?:->|\u2192|=>))",
     # "Always use `dev` as the base branch", "Treat `upstream/main` as the only mainline baseline".
     r"\b(?P<act>use[sd]?|treat(?:s|ed)?|consider(?:s|ed)?|assumes?)\s+['\"]?(?P<branch>"
     + TRUNK_BRANCH
@@ -77,6 +77,16 @@ TRUNK = (
     # `main` via pull requests".
     r"\b(?P<act>merged?)\s+(?:back\s+)?into\s+(?:the\s+)?['\"]?(?P<branch>" + TRUNK_NAME + r")['\"]?"
     r"(?:\s+branch)?\s+(?:via|through|by|with|using)\s+(?:a\s+|the\s+)?" + ALL_PRS,
+    # The base given to the PR command: "Use `--base main` for PRs", "gh pr create --base develop".
+    r"(?:\b(?P<act>use)\s+|\bpr\s+create\b.{0,80}?)--base[=\s]+['\"]?(?P<branch>"
+    + TRUNK_NAME
+    + r")\b(?!-)"
+    + _NOT_A_LIST,
+    # A branch list: "Main development: `main` branch", "Development branch: dev".
+    r"^\W*(?:main\s+|primary\s+)?(?P<act>development)(?:\s+branch)?\s*:\s*['\"]?(?P<branch>"
+    + TRUNK_NAME
+    + r")\b(?!-)"
+    + _NOT_A_LIST,
     # PRs defaulted to a base: "Default all ... PRs to base branch `dev-latest`".
     r"\b(?:to|onto|against)\s+(?:the\s+)?(?P<act>base|target)\s+branch\s+['\"]?(?P<branch>"
     + TRUNK_BRANCH
@@ -166,6 +176,17 @@ AGT003 = (
     # Keep the expectation as it is: "keep the test exact", "keep assertions strict".
     r"\b(?:keep)\s+(?:the\s+)?(?:tests?|assertions?|expectations?)\s+(?:exact|strict|intact|as\s+is|"
     r"unchanged)\b",
+    # A check kept rather than weakened: "Keep exact call count checks rather than weakening to ...", "Keep
+    # specific header assertions rather than removing them".
+    r"\b(?:keep|preserve|retain|maintain)\w*\s+(?:\S+\s+){0,5}?(?:assert\w*|checks?|expectations?|tests?)\b"
+    r".{0,80}?\b(?:rather\s+than|instead\s+of)\s+(?:" + _WEAKEN + r"|dropp\w*|los\w*)",
+    # Tests the change is not about left alone: "do not change unrelated tests", "Never modify existing tests
+    # unless the task requires it".
+    _NO + r"\s+(?:\w+\s+){0,3}?(?:chang|modif|edit|touch|rewrit|alter)\w*\s+(?:(?:any|the)\s+)?"
+    r"(?:unrelated|other|existing)\s+(?:\w+\s+)?tests?\b",
+    # Run green without weakening, said as a condition or a checklist question: "all tests pass without
+    # weakening assertions".
+    r"\bpass\w*\s+without\s+(?:" + _STRONG + r"|skipp|disabl|delet|remov)\w*\s+(?:any\s+)?" + _TEST_OBJECT,
 )
 
 # Under a heading that says not to weaken tests, the items that name a way of doing it: "Removing a test
@@ -204,9 +225,26 @@ AGT002 = (
     # removed".
     r"\b(?:verify|check|confirm|ensure|make\s+sure)\s+(?:that\s+)?(?:the|each|every|your|a)\s+(?:new\s+)?tests?\s+"
     r"(?:would|will|does|can|could)\s+fail\s+(?:if|when)\b.{0,60}?\b(?:removed|reverted|broken|deleted|wrong)\b",
+    # A test worth having fails when what it covers breaks: "A test is only useful if it would fail when the
+    # intended behavior regresses".
+    r"\btests?\b.{0,60}?\b(?:useful|valuable|worth\w*|meaningful|good)\b.{0,30}?\bif\s+it\s+(?:would|will|can|"
+    r"could)\s+fail\s+(?:when|if)\b",
+    # An assertion that cannot fail: "the comparison can never fail", "an assertion that always passes".
+    r"\b(?:assert\w*|comparisons?|checks?)\s+(?:that\s+|which\s+)?(?:can|could|will|would)\s+never\s+fail\b",
     # Placeholder tests: "Do not add placeholder tests", "No dummy assertions".
     _NO + r"\s+(?:\w+\s+){0,2}?(?:(?:placeholder|dummy|fake|empty|trivial|no-?op|vacuous|meaningless|"
     r"smoke-only)\s+(?:tests?|assertions?|asserts?))\b",
+)
+
+# --- regression tests name what they guard (AGT001) ------------------------------------------------------
+
+AGT001 = (
+    # A regression test tied to its issue by a reference, a link or its name: "Regression tests for bug fixes
+    # go in tests/issues/ named after the issue number", "Regression tests: add a `@see` comment with the
+    # issue URL".
+    r"\bregression\s+tests?\b.{0,120}?\b(?P<act>named\s+(?:after|for)|(?:add|include|put|give|leave)\w*\s+"
+    r"(?:\S+\s+){0,3}?(?:comments?|links?|references?))\b.{0,40}?\b(?:the\s+)?(?:issue|PR|pull\s+request|"
+    r"commit|ticket|bug)\s+(?:numbers?|URLs?|links?|ids?|#)",
 )
 
 # --- tests that fail without the fix (AGT005, checked with `bot check --verify-tests`) -------------------
@@ -220,7 +258,9 @@ FAIL_WITHOUT_FIX = (
     # "Write a failing test first", "add or update a failing unit test that captures the regression",
     # "Reproduce the bug with the smallest failing test you can".
     r"\b(?:write|add|create|start\s+with|begin\s+with|reproduce|update|land|commit)\w*\b.{0,80}?\bfailing\s+"
-    r"(?:\w+\s+){0,2}?tests?\b",
+    r"(?:\(?\w+\)?\s+){0,2}?tests?\b",
+    # "Bug fixes must include a failing test first".
+    r"\b(?:include|ship|provide)\w*\s+(?:with\s+)?(?:a|an|the)\s+failing\s+(?:\w+\s+)?tests?\b",
     # "ensure it fails", "watch it fail", "confirm the new test fails before the fix", "Run the test to
     # confirm it fails".
     r"\b(?:watch|see|confirm|ensure|verify|check|make\s+sure|prove)\w*\s+(?:that\s+)?(?:it|they|the\s+"
@@ -249,11 +289,16 @@ FAIL_WITHOUT_FIX = (
     # "Write behavioral tests that reproduce the bug".
     r"\b(?:write|add|create)\w*\s+(?:\w+\s+){0,2}?tests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?"
     r"(?:bug|issue|problem|regression|defect)\b",
+    # "A fix must ship with a regression test that reproduces the actual reported bug", "'Failing test'
+    # means a test that reproduces the reported bug".
+    r"\b(?:regression\s+)?tests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?(?:\w+\s+){1,2}?"
+    r"(?:bug|issue|problem|regression|defect)\b",
 )
 
 # A word every phrasing of a family holds: a sentence without it is not tried against the family (most
 # sentences of a guide speak of neither tests nor branches).
 GATES: dict[str, str] = {
+    "AGT001": r"regression",
     "AGT002": r"test|assert",
     "AGT003": r"test|assert|expect|checks",
     "AGT004": r"branch|base|default|mainline|integration|PR|pull|merge|target|submit|main|master|dev|trunk|"
@@ -262,6 +307,7 @@ GATES: dict[str, str] = {
 }
 # Rule code -> the family phrasings that turn it on, beside its own recognisers.
 TURNS_ON: dict[str, tuple[str, ...]] = {
+    "AGT001": AGT001,
     "AGT002": AGT002,
     "AGT003": AGT003,
     "AGT004": TRUNK,
