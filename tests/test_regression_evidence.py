@@ -140,7 +140,7 @@ CASES = [
     (
         "title-edge-no-fix-elsewhere",
         {"tests/test_other.py": _test("test_perimeter")},
-        PullRequest(title="Handle empty input"),
+        PullRequest(title="Describe empty input"),
         [("notice", "tests/test_other.py")],
     ),
     (
@@ -539,3 +539,25 @@ def test_a_pr_that_validates_and_fixes_does_not_call_its_validation_tests_regres
     report = _review(tmp_path, head, PullRequest(title="Validate shapes and fix the area of None"))
     found = {f.message.split("`")[1]: f.severity.value for f in report.findings if f.rule == "AGT001"}
     assert found == {"test_area_of_none": "error", "test_area_invalid_type": "notice"}
+
+
+@pytest.mark.parametrize(
+    "title, expected",
+    [
+        # Issue 23, round four: titles that tell a fix without the word (written anew).
+        ("Don't round areas twice", "error"),
+        ("Do not drop the last vertex", "error"),
+        ("Compute the area correctly for open shapes", "error"),
+        ("Use the correct sign for clockwise shapes", "error"),
+        ("Catch ValueError in area()", "error"),
+        ("Tolerate bad vertex entries", "error"),
+        ("Handle empty shapes in area()", "error"),
+        # Near misses: housekeeping, and verbs that say an addition.
+        ("Don't run the slow tests on PyPy", "notice"),
+        ("Handle shapes in the new renderer", "notice"),
+        ("Use a faster area algorithm", "notice"),
+    ],
+)
+def test_titles_that_tell_a_fix_in_prose(tmp_path, title, expected):
+    head = {**FIX_CODE, T: IMPORTS + _test("test_area")}
+    assert _graded(_review(tmp_path, head, PullRequest(title=title))) == [(expected, T)]

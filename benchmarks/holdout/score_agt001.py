@@ -12,7 +12,8 @@ counts as raised when it gives an error (or warning) on that test (`benchmarks/j
 at the commit and on its first parent with the commit's tests (benchmarks/replay_verify.py's runner), with
 the pytest of the repository's own virtual environment, `VENVS/<owner>+<name>/bin/python` (the README
 section of each set says how it was made); a repository without one is reviewed without verification and
-counted under `unverified`.
+counted under `unverified`. `--cache FILE` keeps the outcomes by commit and reads them back on the next
+run instead of running the tests again.
 
 Every split here has been scored as a hold-out once and is spent (`holdout` in the first round, `holdout2`
 in the second, `holdout3` in the third, all 2026-12-05): their rows are shown one by one like the tune
@@ -85,17 +86,26 @@ class Verifier:
     """Runs a commit's tests as `--verify-tests` does, in a shared copy of the clone (the runner adds work
     trees to the repository it is given; the clones are never written to)."""
 
-    def __init__(self, venvs: Path, scratch: Path) -> None:
+    def __init__(self, venvs: Path, scratch: Path, cache: Path | None = None) -> None:
         self.venvs = venvs
         self.scratch = scratch
         self.env = runner_env()
         self.unverified: set[str] = set()
+        # Outcomes of earlier runs by "repo@sha" (`--cache`): rules can be changed and scored again without
+        # running the tests again. Only outcomes are kept; the bot decides from them as from a fresh run.
+        self.cache = cache
+        self.saved: dict[str, list[dict[str, object]]] = (
+            json.loads(cache.read_text(encoding="utf-8")) if cache is not None and cache.exists() else {}
+        )
 
     def python(self, repo: str) -> Path | None:
         python = self.venvs / repo.replace("/", "+") / "bin" / "python"
         return python if python.exists() else None
 
     def run(self, clone: Path, repo: str, sha: str) -> tuple[Verification, ...]:
+        key = f"{repo}@{sha}"
+        if key in self.saved:
+            return tuple(Verification.model_validate(v) for v in self.saved[key])
         python = self.python(repo)
         if python is None:
             self.unverified.add(repo)
@@ -107,7 +117,11 @@ class Verifier:
                 check=True,
                 capture_output=True,
             )
-        return verify_commit(copy, sha, str(python), self.env)
+        found = verify_commit(copy, sha, str(python), self.env)
+        if self.cache is not None:
+            self.saved[key] = [v.model_dump(mode="json") for v in found]
+            self.cache.write_text(json.dumps(self.saved, indent=1), encoding="utf-8")
+        return found
 
 
 @dataclass
@@ -198,13 +212,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object of the aggregates")
     parser.add_argument("--verify", action="store_true", help="run each commit's tests as --verify-tests")
     parser.add_argument("--venvs", type=Path, default=DEFAULT_VENVS)
+    parser.add_argument("--cache", type=Path, help="a JSON file of outcomes, read first and added to")
     parser.add_argument("--only", action="append", metavar="REPO", help="only this repository (repeatable)")
     args = parser.parse_args(argv)
     cases = [c for c in load(args.split) if not args.only or c.repo in args.only]
     # Rows of a hold-out not scored yet are never shown one by one.
     show = args.split not in UNSCORED and not args.json
     with tempfile.TemporaryDirectory(prefix="bot-score-") as scratch:
-        verifier = Verifier(args.venvs, Path(scratch)) if args.verify else None
+        verifier = Verifier(args.venvs, Path(scratch), args.cache) if args.verify else None
         figures = score(cases, args.clones, show_cases=show, verifier=verifier)
     if verifier is not None and verifier.unverified:
         figures["overall"]["unverified"] = sorted(verifier.unverified)

@@ -317,9 +317,16 @@ _PROSE = re.compile(
       | hang(?:s|ing)? | hung | freez(?:es|ing) | infinite\s++loops? | deadlock\w* | memory\s++leaks?
       | segfault\w* | race\s++conditions? | garbage(?:\s++output)? | garbled
       | incorrect(?:ly)? | wrong(?:ly)? | erroneous(?:ly)? | mistaken(?:ly)? | broken | breakage
+      | correctly | ^\s*+use\s++(?:the\s++)?correct
+      | ^\s*+(?:catch|tolerat)\w*\s++(?:an?\s++|the\s++)?
+            (?:[\w`.]*(?:error|exception)|bad|invalid|missing|empty)
+      | ^\s*+handl\w*\s++(?:an?\s++|the\s++)?(?:empty|missing|invalid|malformed|none|null|zero|negative|
+            non-\w+|unicode|duplicate)
       | unexpected(?:ly)?\s++(?:raise|error|exception|crash|fail)\w*
       | prevent(?:s|ed|ing)?\s++(?:[\w`'.-]++\s++){0,6}?from
       | ^\s*+prevent\s
+      | ^\s*+(?:do\s++not|don'?t)\s++
+            (?!(?:run|build|publish|test|lint|check|cache|install|bump|pin)\b)[a-z]\w*
       | works?\s++(?:correctly\s++|properly\s++)?again
       | instead\s++of\s++(?:raising|crashing|failing|hanging|erroring|throwing)
       | avoid(?:s|ed|ing)?\s++(?:an?\s++|the\s++)?
@@ -330,7 +337,7 @@ _PROSE = re.compile(
 _PROSE_NEED = (
     "not", "don", "longer", "never", "hang", "hung", "freez", "infinite", "deadlock", "leak", "segfault",
     "race", "garb", "incorrect", "wrong", "erroneous", "mistaken", "broke", "unexpected", "prevent",
-    "instead", "avoid", "again",
+    "instead", "avoid", "again", "correct", "catch", "tolerat", "handl",
 )  # fmt: skip
 
 
