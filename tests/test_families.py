@@ -273,7 +273,9 @@ def test_more_fail_without_fix_phrasings(sentence):
         ("Development branch: `dev`", ("AGT004",)),
         ("Regression tests live in `tests/bugs/`, named after the issue number.", ("AGT001",)),
         ("Regression tests: add a comment with the issue URL above the test.", ("AGT001",)),
+        ("Does every test still pass without relaxing any assertions?", ("AGT003",)),  # a checklist item
         # Near misses.
+        ("Could we keep the test without relaxing it?", ()),  # a question, not a checklist item
         ("Keep tests short rather than exhaustive.", ()),
         ("Pick the channel from the target branch: `main` -> `stable`, anything else -> `nightly`.", ()),
         ("Regression tests are welcome.", ()),

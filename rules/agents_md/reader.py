@@ -92,6 +92,12 @@ def under_prohibition(heading: str | None) -> bool:
 
 
 # A run of spaces is entered at its first space only (as in _CLAUSE): from every space, a run is rescanned.
+# A checklist's yes/no question asks for what it names ("Do all tests pass without weakening assertions?");
+# other questions ("What if the tests fail?", "Could we add a test?") state no rule.
+_CHECKLIST_QUESTION = re.compile(
+    r"^\W*(?:do|does|did|are|is|have|has|was|were)\s+(?:all|every|each|the|any)\b", re.IGNORECASE
+)
+
 _NEGATION_SCOPE = re.compile(r"[,;:(]|(?<!\s)\s+but\s+")
 
 
@@ -426,13 +432,15 @@ class Recogniser:
     ) -> Reading:
         """Which rules one sentence turns on and off.
 
-        A question states no rule, nor does a heading that only names a topic. Under a "Don't" heading
-        (prohibited) each item is read as if it began with "Don't". section: the rules the heading above
-        turns on; under one that says not to weaken tests, an item naming a way of doing it ("Removing a
-        test function", "Downgrading an assertion") states the same rule.
+        A question states no rule (a checklist's "Do all tests ...?" does), nor does a heading that only
+        names a topic. Under a "Don't" heading (prohibited) each item is read as if it began with "Don't".
+        section: the rules the heading above turns on; under one that says not to weaken tests, an item
+        naming a way of doing it ("Removing a test function", "Downgrading an assertion") states the same
+        rule.
         """
         text = normalise(sentence)
-        if _QUOTATION.match(text) or text.rstrip().endswith("?") or (heading and not _DIRECTIVE.search(text)):
+        question = text.rstrip().endswith("?") and not _CHECKLIST_QUESTION.match(text)
+        if _QUOTATION.match(text) or question or (heading and not _DIRECTIVE.search(text)):
             return Reading(line, sentence[:MAX_SENTENCE], heading=heading)
         if not heading and "AGT003" in section and families.WAYS_TO_WEAKEN.search(text):
             return Reading(line, sentence[:MAX_SENTENCE], ("AGT003",), (), heading, (("AGT003", 0),))
