@@ -80,10 +80,10 @@ something (or for a test its words already take for a regression test), a new te
 base code and passes with the change reproduces what the change fixes and is a regression test, and the
 message says so ("it fails on the base code"); in a change that says no fix, failing on the base code
 makes no regression test (a feature's tests fail there too); one that fails on the base code only
-because a name the change adds is missing there (new API) is not, whatever its words; and one its words
-take for a regression test that passes on the base code too guards nothing the change fixed: AGT001 asks
-it to name nothing, and AGT005, where it is on, says it does not reproduce the bug. Outcomes another
-job reported (the fork-safe pair's artifact) are never evidence.
+because a name the change adds is missing there (new API) is not, whatever its words. A test its words
+take for a regression test that passes on the base code too stays one: AGT005, where it is on, says it
+does not reproduce the bug (tests of a fix for another platform, or of one the base already had, pass
+there too). Outcomes another job reported (the fork-safe pair's artifact) are never evidence.
 
 Each such test that names nothing is an error, and the message says what made it a regression test.
 The other new tests that name nothing get one notice for the whole PR, however many they are.
@@ -645,9 +645,6 @@ class Judged(NamedTuple):
     numbers: dict[tuple[str, str], int | None]
     issues: dict[str, bool]
     verified: set[tuple[str, str]]  # decided by running the test (`--verify-tests`), not by words
-    # Taken for regression tests by their words, but they pass on the base code too: they guard nothing
-    # the change fixed, which AGT005 says where it is on; AGT001 asks them to name nothing.
-    passing: frozenset[tuple[str, str]] = frozenset()
 
 
 # Why a test that reproduces is a regression test, said in the finding.
@@ -690,7 +687,6 @@ def judge(ctx: Context, mode: str, tests: list[Touched]) -> Judged:
         # it now gives an assertion). So a test that reproduces is a regression test in a change that says
         # it fixes something, or one its words already took for one.
         fixes = _says_a_fix(ctx)
-        passing = set()
         for tf, t in unnamed:
             key = (tf.path, t.qualname)
             fact = facts.get(key)
@@ -701,9 +697,6 @@ def judge(ctx: Context, mode: str, tests: list[Touched]) -> Judged:
             elif fact is Outcome.NEW_API:
                 judged.pop(key, None)
                 verified.add(key)
-            elif fact is Outcome.DOES_NOT_REPRODUCE and key in judged:
-                passing.add(key)
-        return Judged(tests, unnamed, judged, numbers, issues, verified, frozenset(passing))
     return Judged(tests, unnamed, judged, numbers, issues, verified)
 
 
@@ -771,7 +764,7 @@ def check(ctx: Context) -> Iterator[Finding]:
     judged, numbers, issues = found.judged, found.numbers, found.issues
     for tf, test in found.unnamed:
         key = (tf.path, test.qualname)
-        if key not in judged or key in found.passing:
+        if key not in judged:
             continue
         number = numbers[key]
         if key in found.verified:
