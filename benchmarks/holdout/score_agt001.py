@@ -52,10 +52,11 @@ DEFAULT_VENVS = Path("/work/venvs")
 
 # `all` is the first round (tune + holdout, both read or scored already); `holdout2` is the second
 # hold-out, sampled for the next round of changes and selected only by name so no run reads it by accident.
-SPLITS = ("tune", "holdout", "holdout2", "tune3", "holdout3", "all")
+SPLITS = ("tune", "holdout", "holdout2", "tune3", "holdout3", "tune4", "holdout4", "all")
 # The third round (2026-12-05): `tune3` was read while changing the rules, `holdout3` scored once after
 # them and is spent too. A new hold-out gets a new name here.
-UNSCORED: tuple[str, ...] = ()  # hold-outs not scored yet: aggregates only
+# The fourth round (2026-12-05): `tune4` is read while changing the rules; `holdout4` is scored once after.
+UNSCORED: tuple[str, ...] = ("holdout4",)  # hold-outs not scored yet: aggregates only
 ROUND_ONE = ("tune", "holdout")
 
 
