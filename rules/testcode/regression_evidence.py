@@ -317,7 +317,8 @@ _PROSE = re.compile(
       | hang(?:s|ing)? | hung | freez(?:es|ing) | infinite\s++loops? | deadlock\w* | memory\s++leaks?
       | segfault\w* | race\s++conditions? | garbage(?:\s++output)? | garbled
       | incorrect(?:ly)? | wrong(?:ly)? | erroneous(?:ly)? | mistaken(?:ly)? | broken | breakage
-      | correctly | ^\s*+use\s++(?:the\s++)?correct
+      | correctly | ^\s*+use\s++(?:the\s++)?correct | works?\s++as\s++(?:expected|intended|documented)
+      | ^\s*+(?:honou?r|respect)(?:s|ed)?\s
       | ^\s*+(?:catch|tolerat)\w*\s++(?:an?\s++|the\s++)?
             (?:[\w`.]*(?:error|exception)|bad|invalid|missing|empty)
       | ^\s*+handl\w*\s++(?:an?\s++|the\s++)?(?:empty|missing|invalid|malformed|none|null|zero|negative|
@@ -337,7 +338,8 @@ _PROSE = re.compile(
 _PROSE_NEED = (
     "not", "don", "longer", "never", "hang", "hung", "freez", "infinite", "deadlock", "leak", "segfault",
     "race", "garb", "incorrect", "wrong", "erroneous", "mistaken", "broke", "unexpected", "prevent",
-    "instead", "avoid", "again", "correct", "catch", "tolerat", "handl",
+    "instead", "avoid", "again", "correct", "catch", "tolerat", "handl", "as expected", "as intended",
+    "as documented", "honor", "honour", "respect",
 )  # fmt: skip
 
 
@@ -379,7 +381,8 @@ def conventional_kind(subject: str) -> str | None:
 # A title that opens with a feature's verb and says no fix but a closing "fix #12" is a feature closing its
 # request: "Add the --strict option (fixes #12)", "Deprecate `Field.foo`, fix #40".
 _FEATURE_TITLE = re.compile(
-    r"^[ \t]{0,4}(?:add(?:s|ed)?|implement\w*|introduc\w*|support\w*|deprecat\w*|allow\w*|enabl\w*|new)\b",
+    r"^[ \t]{0,4}(?:add(?:s|ed)?|implement\w*|introduc\w*|support\w*|deprecat\w*|allow\w*|enabl\w*|expos\w*|"
+    r"new)\b",
     re.IGNORECASE,
 )
 
