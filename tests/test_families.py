@@ -274,7 +274,13 @@ def test_more_fail_without_fix_phrasings(sentence):
         ("Regression tests live in `tests/bugs/`, named after the issue number.", ("AGT001",)),
         ("Regression tests: add a comment with the issue URL above the test.", ("AGT001",)),
         ("Does every test still pass without relaxing any assertions?", ("AGT003",)),  # a checklist item
+        ("Never remove or loosen latency, retry or auth tests to get the build green.", ("AGT003",)),
+        ("Don't use `@skip` to hide a missing service; let the test fail.", ("AGT003",)),
+        ("Avoid tests that pass but never actually check the result.", ("AGT002",)),
+        ("Do not test only that the parser runs without raising.", ("AGT002",)),
         # Near misses.
+        ("Skip the GPU tests on machines without a GPU.", ()),
+        ("Tests that pass locally but fail in CI need a look.", ()),
         ("Could we keep the test without relaxing it?", ()),  # a question, not a checklist item
         ("Keep tests short rather than exhaustive.", ()),
         ("Pick the channel from the target branch: `main` -> `stable`, anything else -> `nightly`.", ()),
@@ -294,6 +300,9 @@ def test_round_four_phrasings(sentence, effect):
         "Every bug fix must include a failing test first.",
         "Commit a failing (red) test that pins the bug before touching the code.",
         "A fix ships with a regression test that reproduces the reported bug.",
+        "Never merge a fix ahead of its failing test.",
+        "Each regression test must fail on the unfixed code it guards.",
+        "A regression test should fail against the original bug.",
     ],
 )
 def test_round_four_fail_without_fix_phrasings(sentence):

@@ -184,6 +184,13 @@ AGT003 = (
     # unless the task requires it".
     _NO + r"\s+(?:\w+\s+){0,3}?(?:chang|modif|edit|touch|rewrit|alter)\w*\s+(?:(?:any|the)\s+)?"
     r"(?:unrelated|other|existing)\s+(?:\w+\s+)?tests?\b",
+    # A list of the tests not to weaken, and the motive: "never delete or weaken leakage, timing, cost or
+    # safety tests to make a change pass".
+    _NO + r"\s+(?:\w+\s+){0,3}?(?:" + _WEAKENS + r")\s+(?:[\w/-]+,?\s+){0,14}?tests?\b.{0,40}?"
+    r"\bto\s+(?:make|get|let)\b.{0,40}?" + _MOTIVE,
+    # Skipped to hide what fails: "Using `@pytest.mark.skip` to hide infrastructure requirements".
+    r"\b(?:skip|xfail|disabl|mark\w*\s+(?:\w+\s+)?as\s+skip)\w*\b.{0,40}?\bto\s+(?:hide|mask|silence|"
+    r"paper\s+over|sweep)\b",
     # Run green without weakening, said as a condition or a checklist question: "all tests pass without
     # weakening assertions".
     r"\bpass\w*\s+without\s+(?:" + _STRONG + r"|skipp|disabl|delet|remov)\w*\s+(?:any\s+)?" + _TEST_OBJECT,
@@ -231,6 +238,12 @@ AGT002 = (
     r"could)\s+fail\s+(?:when|if)\b",
     # An assertion that cannot fail: "the comparison can never fail", "an assertion that always passes".
     r"\b(?:assert\w*|comparisons?|checks?)\s+(?:that\s+|which\s+)?(?:can|could|will|would)\s+never\s+fail\b",
+    # Tests that pass without checking: "Writing tests that pass but don't verify important behavior".
+    r"\btests?\s+(?:that|which)\s+pass(?:es)?\s+but\s+(?:do(?:es)?\s*n[o']t|never|fail\s+to)\s+(?:actually\s+)?"
+    r"(?:verify|check|assert|test|exercise|cover)\b",
+    # Tests of running only: "Do not test only that code executes without raising".
+    _NO + r"\s+(?:\w+\s+){0,2}?test\s+(?:\w+\s+){0,2}?(?:only\s+)?that\s+(?:\S+\s+){0,6}?(?:runs?|executes?|"
+    r"works?|completes?)\s+without\s+(?:raising|errors?|exceptions?|crashing|failing)\b",
     # Placeholder tests: "Do not add placeholder tests", "No dummy assertions".
     _NO + r"\s+(?:\w+\s+){0,2}?(?:(?:placeholder|dummy|fake|empty|trivial|no-?op|vacuous|meaningless|"
     r"smoke-only)\s+(?:tests?|assertions?|asserts?))\b",
@@ -285,7 +298,10 @@ FAIL_WITHOUT_FIX = (
     # "Follow TDD"; and "no implementation code without a failing test".
     r"(?:^\W*|\b(?:always|must|should|please)\s+)(?:use|practi[cs]e|follow|apply)\s+(?:strict\s+)?"
     r"(?:test[-\s]driven\s+development|TDD)\b",
-    r"\bwithout\s+(?:first\s+)?(?:writing\s+)?a\s+failing\s+tests?\b",
+    r"\b(?:without|ahead\s+of|before)\s+(?:first\s+)?(?:writing\s+)?(?:a|its|the)\s+failing\s+tests?\b",
+    # "A regression test should fail for the original bug".
+    r"\b(?:regression\s+)?tests?\s+(?:should|must|needs?\s+to|has\s+to|have\s+to)\s+fail\s+(?:for|on|against|"
+    r"with)\s+(?:the\s+)?(?:original|reported|actual|unfixed|old)\s+(?:bug|issue|code|version|behaviou?r)\b",
     # "Write behavioral tests that reproduce the bug".
     r"\b(?:write|add|create)\w*\s+(?:\w+\s+){0,2}?tests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?"
     r"(?:bug|issue|problem|regression|defect)\b",
