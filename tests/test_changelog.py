@@ -354,3 +354,31 @@ def test_a_companion_of_the_test_named_after_the_fix_is_not_a_regression_test(tm
     }
     got = _review(tmp_path, base, head, "Fix caching after a partial read")
     assert got["test_no_caching_after_partial_read"] == "error" and got.get("test_explicit_call") != "error"
+
+
+def test_an_entry_under_no_section_that_opens_as_a_feature_outweighs_a_fix_title(tmp_path):
+    # Issue 23, round four: "Respect NO_COLOR" reads as a fix, but the entry the PR adds, under no section,
+    # says "Add support for ...": the maintainers' words about the change decide.
+    base = {"src/shapes.py": "def area(x):\n    return x\n", "CHANGES.md": "# Changes\n\n## Unreleased\n\n"}
+    test = "import shapes\n\n\ndef test_area_respects_precision():\n    assert shapes\n"
+    feature = {
+        "CHANGES.md": base["CHANGES.md"] + "- Add support for a precision option in area (#7)\n",
+        "src/shapes.py": "def area(x, precision=None):\n    return x\n",
+        TEST: test,
+    }
+    title = "Respect the precision option in area"
+    assert set(_review(tmp_path, base, feature, title).values()) == {"notice"}
+    # An entry that opens as a fix leaves the title to say so.
+    entry = "- Area no longer ignores the precision option (#7)\n"
+    fix = {**feature, "CHANGES.md": base["CHANGES.md"] + entry}
+    assert _review(tmp_path / "f", base, fix, title) == {"test_area_respects_precision": "error"}
+
+
+def test_a_validating_change_s_tests_of_what_it_rejects_are_not_regression_tests(tmp_path):
+    base = {"src/shapes.py": "def area(x):\n    return x\n", "CHANGES.md": "# Changes\n\n## Unreleased\n\n"}
+    head = {
+        "CHANGES.md": base["CHANGES.md"] + "- Reject non-numeric sizes in area (#8)\n",
+        "src/shapes.py": "def area(x):\n    assert isinstance(x, int)\n    return x\n",
+        TEST: "import shapes\n\n\ndef test_area_rejects_strings():\n    assert shapes\n",
+    }
+    assert "error" not in _review(tmp_path, base, head, "Validate area sizes").values()

@@ -552,6 +552,10 @@ def test_a_pr_that_validates_and_fixes_does_not_call_its_validation_tests_regres
         ("Catch ValueError in area()", "error"),
         ("Tolerate bad vertex entries", "error"),
         ("Handle empty shapes in area()", "error"),
+        ("Honor the precision option for areas", "error"),
+        ("Make sure area() works as expected for None", "error"),
+        ("reject negative radii instead of returning nan", "error"),
+        ("Expose area() helpers for shapes", "notice"),
         # Near misses: housekeeping, and verbs that say an addition.
         ("Don't run the slow tests on PyPy", "notice"),
         ("Handle shapes in the new renderer", "notice"),

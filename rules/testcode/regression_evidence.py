@@ -319,6 +319,7 @@ _PROSE = re.compile(
       | incorrect(?:ly)? | wrong(?:ly)? | erroneous(?:ly)? | mistaken(?:ly)? | broken | breakage
       | correctly | ^\s*+use\s++(?:the\s++)?correct | works?\s++as\s++(?:expected|intended|documented)
       | ^\s*+(?:honou?r|respect)(?:s|ed)?\s
+      | ^\s*+reject(?:s|ed)?\s
       | ^\s*+(?:catch|tolerat)\w*\s++(?:an?\s++|the\s++)?
             (?:[\w`.]*(?:error|exception)|bad|invalid|missing|empty)
       | ^\s*+handl\w*\s++(?:an?\s++|the\s++)?(?:empty|missing|invalid|malformed|none|null|zero|negative|
@@ -339,7 +340,7 @@ _PROSE_NEED = (
     "not", "don", "longer", "never", "hang", "hung", "freez", "infinite", "deadlock", "leak", "segfault",
     "race", "garb", "incorrect", "wrong", "erroneous", "mistaken", "broke", "unexpected", "prevent",
     "instead", "avoid", "again", "correct", "catch", "tolerat", "handl", "as expected", "as intended",
-    "as documented", "honor", "honour", "respect",
+    "as documented", "honor", "honour", "respect", "reject",
 )  # fmt: skip
 
 
@@ -440,6 +441,8 @@ def entry_kinds(entries: Iterable[Entry]) -> frozenset[str]:
             kinds.add("bugfix")
         elif entry.kind == OTHER:
             kinds.add("feature" if _NEW_SECTION.match(entry.section) else "changed")
+        elif _opens_as_feature(entry):
+            kinds.add("feature")
     return frozenset(kinds)
 
 
@@ -717,7 +720,18 @@ def _says_no_fix(entries: tuple[Entry, ...]) -> bool:
     return (
         bool(entries)
         and not fix_entries(entries)
-        and any(e.kind == OTHER and _NOT_FIX_SECTION.match(e.section) for e in entries)
+        and any(
+            (e.kind == OTHER and _NOT_FIX_SECTION.match(e.section)) or _opens_as_feature(e) for e in entries
+        )
+    )
+
+
+def _opens_as_feature(entry: Entry) -> bool:
+    """An entry under no section that opens as a feature does ("Add support for NO_COLOR") and says no fix."""
+    return (
+        not entry.kind
+        and bool(_FEATURE_TITLE.match(entry.text.lstrip("-*+ \t")))
+        and not _entry_says_fix(entry)
     )
 
 
@@ -754,7 +768,7 @@ def pr_evidence(pr: PullRequest, fragments: frozenset[str], entries: tuple[Entry
 # A PR that validates input, and its tests of that validation ("test_get_host_invalid"): checks a rule
 # added, which a fix made beside it in the same PR does not make regression tests.
 _VALIDATES = re.compile(r"\bvalidat\w*", re.IGNORECASE)
-_VALIDATION_TEST = re.compile(r"(?:^|_)(?:in)?valid\w*|validat", re.IGNORECASE)
+_VALIDATION_TEST = re.compile(r"(?:^|_)(?:in)?valid\w*|validat|(?:^|_)rejects?(?:_|$)", re.IGNORECASE)
 
 
 def belongs_to_other_entry(test: TestFunction, said: PrEvidence) -> bool:
