@@ -16,9 +16,9 @@ counted under `unverified`. `--cache FILE` keeps the outcomes by commit and read
 run instead of running the tests again.
 
 Every split here has been scored as a hold-out once and is spent (`holdout` in the first round, `holdout2`
-in the second, `holdout3` in the third, all 2026-12-05): their rows are shown one by one like the tune
-rows. A new hold-out gets a new split name, listed in UNSCORED, whose rows are never shown (only
-aggregates), so scoring it cannot teach anyone what it holds.
+in the second, `holdout3` in the third, `holdout4` in the fourth, all 2026-12-05): their rows are shown one
+by one like the tune rows. A new hold-out gets a new split name, listed in UNSCORED, whose rows are never
+shown (only aggregates), so scoring it cannot teach anyone what it holds.
 """
 
 from __future__ import annotations
@@ -55,8 +55,9 @@ DEFAULT_VENVS = Path("/work/venvs")
 SPLITS = ("tune", "holdout", "holdout2", "tune3", "holdout3", "tune4", "holdout4", "all")
 # The third round (2026-12-05): `tune3` was read while changing the rules, `holdout3` scored once after
 # them and is spent too. A new hold-out gets a new name here.
-# The fourth round (2026-12-05): `tune4` is read while changing the rules; `holdout4` is scored once after.
-UNSCORED: tuple[str, ...] = ("holdout4",)  # hold-outs not scored yet: aggregates only
+# The fourth round (2026-12-05): `tune4` was read while changing the rules, `holdout4` scored once after
+# them and is spent too. A new hold-out gets a new name here.
+UNSCORED: tuple[str, ...] = ()  # hold-outs not scored yet: aggregates only
 ROUND_ONE = ("tune", "holdout")
 
 
