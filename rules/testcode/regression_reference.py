@@ -28,9 +28,12 @@ from what the test and the PR say:
 - a fix PR: a fix word in the PR title, labels or branch name, or in its description "fixes #12" or
   a line that opens with "Fix" (other prose in a description speaks of bugs and regressions of all
   kinds, so only those count there); in the title, also a fix said without the word ("Do not trigger
-  X", "no longer hangs", "crash when", "garbage output", "incorrectly", "wrong", "prevent ... from",
-  "instead of raising"), but not housekeeping ("fix ci", "fix lint", "typing fix", "fix typo", "fix
-  tests", "fix docs", "fix mypy", "fix pre-commit") nor a rule tightened ("no longer allowed"). A
+  X", "Don't compress ...", "no longer hangs", "crash when", "garbage output", "incorrectly", "wrong",
+  "correctly", "works as expected", "prevent ... from", "instead of raising", "Catch ValueError ...",
+  "Handle empty ...", "Honor/Respect ...", "Reject ..."), but not housekeeping ("fix ci", "fix lint",
+  "typing fix", "fix typo", "fix tests", "fix docs", "fix mypy", "fix pre-commit", "Don't run ...") nor a
+  rule tightened ("no longer allowed"); a title opening with a feature's verb ("Add", "Support",
+  "Expose" ...) says a feature. A
   Conventional-Commits type decides over the words: `fix:`/`fix(scope):` is a fix (not with a
   housekeeping scope, `fix(ci):`), `feat`, `deprecate`, `refactor`, `test`, `docs`, `chore`, `perf`,
   `ci`, `build`, `style` are not. In `bot check` given no `--pr-title` or `--pr-body-file`, the
