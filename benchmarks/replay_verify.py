@@ -46,9 +46,9 @@ def load_cases(path: Path = CASES) -> list[dict[str, str]]:
         return [row for row in csv.DictReader(fh) if row["repo"] and not row["repo"].startswith("#")]
 
 
-def _copy(repo: str, into: Path) -> Path:
-    """A `git clone --shared` copy of the clone of repo (owner/name), without a work tree."""
-    source = CLONES / repo.replace("/", "+")
+def _copy(repo: str, into: Path, clones: Path = CLONES) -> Path:
+    """A `git clone --shared` copy of the clone of repo (owner/name) in clones, without a work tree."""
+    source = clones / repo.replace("/", "+")
     target = into / repo.replace("/", "+")
     if not target.exists():
         subprocess.run(

@@ -24,13 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sample_fresh as fresh  # noqa: E402
+import sample_s3 as s3  # noqa: E402
 
-CORPORA = fresh.CORPORA + (
-    "benchmarks/holdout/sentences-fresh.jsonl",
-    "benchmarks/holdout/sentences-s3.jsonl",
-)
-EXCLUDED_PATHS = set(fresh.EXCLUDED_PATHS)
-FIELDS = fresh.FIELDS
+CORPORA = s3.CORPORA + ("benchmarks/holdout/sentences-s3.jsonl",)
+EXCLUDED_PATHS = s3.EXCLUDED_PATHS
+FIELDS = s3.FIELDS
 
 
 def split_of(repo: str) -> str:

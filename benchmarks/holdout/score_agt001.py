@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from benchmarks.judged import (  # noqa: E402
     case_of,
     flagged,
 )
-from benchmarks.replay_verify import runner_env, verify_commit  # noqa: E402
+from benchmarks.replay_verify import _copy, runner_env, verify_commit  # noqa: E402
 from benchmarks.signal_ranges import DEFAULT_CLONES, Outcome, _git, _has  # noqa: E402
 from bot.git.local import SourceError, load_changeset  # noqa: E402
 from bot.review.engine import review  # noqa: E402
@@ -112,13 +111,7 @@ class Verifier:
         if python is None:
             self.unverified.add(repo)
             return ()
-        copy = self.scratch / clone.name
-        if not copy.exists():
-            subprocess.run(
-                ["git", "clone", "-q", "--shared", "--no-checkout", str(clone), str(copy)],
-                check=True,
-                capture_output=True,
-            )
+        copy = _copy(repo, self.scratch, clone.parent)
         found = verify_commit(copy, sha, str(python), self.env)
         if self.cache is not None:
             self.saved[key] = [v.model_dump(mode="json") for v in found]

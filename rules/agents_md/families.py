@@ -302,13 +302,10 @@ FAIL_WITHOUT_FIX = (
     # "A regression test should fail for the original bug".
     r"\b(?:regression\s+)?tests?\s+(?:should|must|needs?\s+to|has\s+to|have\s+to)\s+fail\s+(?:for|on|against|"
     r"with)\s+(?:the\s+)?(?:original|reported|actual|unfixed|old)\s+(?:bug|issue|code|version|behaviou?r)\b",
-    # "Write behavioral tests that reproduce the bug".
-    r"\b(?:write|add|create)\w*\s+(?:\w+\s+){0,2}?tests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?"
-    r"(?:bug|issue|problem|regression|defect)\b",
-    # "A fix must ship with a regression test that reproduces the actual reported bug", "'Failing test'
-    # means a test that reproduces the reported bug".
-    r"\b(?:regression\s+)?tests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?(?:\w+\s+){1,2}?"
-    r"(?:bug|issue|problem|regression|defect)\b",
+    # "Write behavioral tests that reproduce the bug", "A fix must ship with a regression test that
+    # reproduces the actual reported bug".
+    r"\btests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:bug|issue|problem|regression|"
+    r"defect)\b",
 )
 
 # A word every phrasing of a family holds: a sentence without it is not tried against the family (most

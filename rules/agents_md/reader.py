@@ -91,13 +91,13 @@ def under_prohibition(heading: str | None) -> bool:
     return bool(heading) and bool(_DONT_HEADING.search(normalise(heading or "")))
 
 
-# A run of spaces is entered at its first space only (as in _CLAUSE): from every space, a run is rescanned.
 # A checklist's yes/no question asks for what it names ("Do all tests pass without weakening assertions?");
 # other questions ("What if the tests fail?", "Could we add a test?") state no rule.
 _CHECKLIST_QUESTION = re.compile(
     r"^\W*(?:do|does|did|are|is|have|has|was|were)\s+(?:all|every|each|the|any)\b", re.IGNORECASE
 )
 
+# A run of spaces is entered at its first space only (as in _CLAUSE): from every space, a run is rescanned.
 _NEGATION_SCOPE = re.compile(r"[,;:(]|(?<!\s)\s+but\s+")
 
 
