@@ -565,3 +565,35 @@ def test_a_pr_that_validates_and_fixes_does_not_call_its_validation_tests_regres
 def test_titles_that_tell_a_fix_in_prose(tmp_path, title, expected):
     head = {**FIX_CODE, T: IMPORTS + _test("test_area")}
     assert _graded(_review(tmp_path, head, PullRequest(title=title))) == [(expected, T)]
+
+
+OLD_TEST = "import os\n\n\ndef test_old():\n    assert area(1) == 1\n"
+
+
+@pytest.mark.parametrize(
+    "old, expected",
+    [
+        # Only an import line of the file changes: the lone new test is still the small fix PR's own.
+        ("import os, sys\n\n\ndef test_old():\n    assert area(1) == 1\n", "error"),
+        # An existing test's body changes too: the new test may be a piece of it split off.
+        ("import os\n\n\ndef test_old():\n    assert area(1) == 1 or True\n", "notice"),
+    ],
+)
+def test_only_lines_inside_existing_tests_count_as_rewriting_them(tmp_path, old, expected):
+    base = {**BASE, "tests/test_other.py": OLD_TEST}
+    head = {"tests/test_other.py": old + "\n\n" + _test("test_perimeter")}
+    report = _review(tmp_path, head, PullRequest(title="Fix crash when input is empty"), base=base)
+    assert _graded(report) == [(expected, "tests/test_other.py")]
+
+
+@pytest.mark.parametrize(
+    "title, expected",
+    [
+        ("Add new test to check the auth leak", "error"),
+        ("Add tests for the deadlock on close", "error"),
+        ("Add new tests for shapes", "notice"),
+    ],
+)
+def test_a_title_that_names_the_fault_its_tests_catch(tmp_path, title, expected):
+    head = {"tests/test_other.py": _test("test_perimeter")}
+    assert _graded(_review(tmp_path, head, PullRequest(title=title))) == [(expected, "tests/test_other.py")]

@@ -75,7 +75,10 @@ _CHORES = (
 )
 _NOT_AFTER = {
     # "fix the seed", "fix the clock": pinning a value, as tests do.
-    "fix": _ARTICLES + r"(?:seeds?|clocks?|times?|dates?|timestamps?|" + _CHORES + r")\b",
+    "fix": _ARTICLES + r"(?:seeds?|clocks?|times?|dates?|timestamps?|" + _CHORES + r")\b"
+    # "fix for digest testcase", "fixes in the test suite": housekeeping named after a preposition.
+    r"|[\s_-]+(?:for|in|of|on)[\s_-]+(?:the[\s_-]+)?(?:[\w.-]+[\s_-]+){0,2}?"
+    r"(?:tests?|test[\s_-]?cases?|test[\s_-]?suites?|ci|docs?|typos?|lint\w*|mypy|typing)\b",
     # "fixed size", "fixed-point": an adjective.
     "fixed": _ARTICLES
     + r"(?:seeds?|points?|sizes?|lengths?|widths?|rates?|shapes?|order|values?|formats?|windows?|positions?|"
@@ -115,7 +118,11 @@ def _other_sense(text: str, m: re.Match[str]) -> bool:
 
 # A PR title or commit subject that says the tests it adds are regression tests.
 _ADDS_REGRESSION_TESTS = re.compile(
-    r"\b(?:regression|reproducer)\s+tests?\b|\btests?\s+for\s+(?:the\s+|a\s+)?(?:bug|crash|regression|issue)\b",
+    r"\b(?:regression|reproducer)\s+tests?\b|\btests?\s+for\s+(?:the\s+|a\s+)?(?:bug|crash|regression|issue)\b"
+    # "Add new test to check netrc auth leak", "tests for the deadlock": a test named after the fault it
+    # catches is a regression test, whatever else the title says.
+    r"|\btests?\s+(?:to\s+(?:check|cover|verify|catch|reproduce|detect)\s+|for\s+|of\s+)(?:the\s+|a\s+|an\s+)?"
+    r"(?:[\w.-]+\s+){0,3}?(?:leak|crash|hang|deadlock|race\s+condition|bypass|vulnerability|cve|ghsa)s?\b",
     re.IGNORECASE,
 )
 # A title that says the PR adds tests of another kind ("Stop using atexit and add integration tests for
@@ -330,7 +337,8 @@ _PROSE = re.compile(
       | ^\s*+(?:do\s++not|don'?t)\s++
             (?!(?:run|build|publish|test|lint|check|cache|install|bump|pin)\b)[a-z]\w*
       | works?\s++(?:correctly\s++|properly\s++)?again
-      | instead\s++of\s++(?:raising|crashing|failing|hanging|erroring|throwing)
+      | instead\s++of\s++(?:silently\s++)?(?:raising|crashing|failing|hanging|erroring|throwing|
+            dropping|ignoring|swallowing|discarding|losing|truncating|corrupting)
       | avoid(?:s|ed|ing)?\s++(?:an?\s++|the\s++)?
             (?:crash|hang|infinite|deadlock|race|exception|leak|data\s++loss)\w*
     )\b""",

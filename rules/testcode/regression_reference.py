@@ -301,7 +301,8 @@ def _reason(
     said: what the PR says of itself. count: how many new tests name nothing. named: "beside" when a
     new test next to this one (same file, same class or both at module level) names what it guards, so
     the fix already has its regression test; "elsewhere" when only a new test further off does.
-    rewrites: the change also removes lines of the test's file (existing tests rewritten or split).
+    rewrites: the change also removes lines of a def or class of the test's file (existing tests rewritten
+    or split; an import line changed is not that).
     entry: the fix changelog entry whose words the test's name shares (two or more), with those words.
     """
     # A weak cue counts only beside a fix the PR says it makes, and a title that adds tests needs none.
@@ -382,7 +383,8 @@ def _small_fix(said: PrEvidence, count: int, named: str, rewrites: bool) -> str 
     split up or their companions."""
     if said.whole is None or not said.small or named or rewrites or count > SMALL_FIX:
         return None
-    return f"{said.whole}, and it is one of the {count} new tests of a small fix PR"
+    which = "the only new test" if count == 1 else f"one of the {count} new tests"
+    return f"{said.whole}, and it is {which} of a small fix PR"
 
 
 def _short(text: str, room: int = 60) -> str:
@@ -490,9 +492,10 @@ def _judged(
     said = _evidence(ctx, pr, only)
     # A fix comes with a test or two, a feature with many: only a few unnamed tests count by position.
     count = len(tests)
-    rewritten = {f.path for f in ctx.changeset.files if f.removed_lines}
+    trimmed = {f.path for f in ctx.changeset.files if f.removed_lines}
+    rewritten = _rewritten(ctx, {tf.path for tf, _ in tests} & trimmed)
     added = {f.path: f.added_lines for f in ctx.changeset.files if f.status is not FileStatus.ADDED}
-    gone = _removed_tests(ctx, {tf.path for tf, _ in tests} & rewritten)
+    gone = _removed_tests(ctx, {tf.path for tf, _ in tests} & trimmed)
     entries = _entry_picks(said, tests) if count > FEW else {}
     best = _best_matches(said, tests)
     for tf, test in tests:
@@ -564,6 +567,44 @@ def _removed_tests(ctx: Context, paths: set[str]) -> dict[str, list[set[str]]]:
             if m is not None:
                 out.setdefault(f.path, []).append(_words_of_name(m.group(1)))
     return out
+
+
+_BODY_OPENER = re.compile(r"(?:async[ \t]+)?def[ \t]|class[ \t]|@")
+
+
+def _rewritten(ctx: Context, paths: set[str]) -> set[str]:
+    """The test files whose change removes lines of a function or class the file had: its existing
+    tests rewritten or split. Lines outside every def and class (imports, module constants) say
+    nothing of the tests."""
+    out: set[str] = set()
+    for f in ctx.changeset.files:
+        if f.path not in paths or not f.base_path:
+            continue
+        try:
+            old = ctx.changeset.base_text(f.base_path)
+        except UnreadableFile:
+            out.add(f.path)  # unknown: keep the cautious reading
+            continue
+        lines = git_lines(old or "")
+        if any(_in_body(lines, n) for n in sorted(f.removed_lines)[:5000]):
+            out.add(f.path)
+    return out
+
+
+def _in_body(lines: list[str], n: int) -> bool:
+    """Whether line n (1-based) is a def or class line, or lies in one: the nearest line above it that
+    starts at column 0 opens a def, a class or a decorator."""
+    for i in range(n - 1, max(n - 2001, -1), -1):
+        if not 0 <= i < len(lines):
+            return False
+        text = lines[i]
+        if not text.strip() or text.lstrip().startswith("#"):
+            if i == n - 1:
+                return False  # a blank or comment line removed rewrites nothing
+            continue
+        if not text[0].isspace():
+            return _BODY_OPENER.match(text) is not None
+    return False
 
 
 def _words_of_name(name: str) -> set[str]:
