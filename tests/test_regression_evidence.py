@@ -259,6 +259,9 @@ def test_waived_test_is_left_out_of_the_notice(tmp_path):
         # A title given: the commits are not read (`bot review` has no commit messages either).
         ("Fix crash when area is zero", PullRequest(title="Add zero areas"), "notice"),
         ("fix lint", None, "notice"),
+        # GitHub's subject for a security advisory's private fork merged: a security fix.
+        ("Merge commit from fork\n\n* Limit the size of each part", None, "error"),
+        ("Merge branch 'fork'", None, "notice"),
     ],
 )
 def test_local_commit_messages_are_evidence(tmp_path, message, pr, expected):

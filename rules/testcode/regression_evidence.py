@@ -417,9 +417,16 @@ def title_kinds(pr: PullRequest) -> frozenset[str]:
     return frozenset(kinds)
 
 
+# GitHub's subject for merging a security advisory's temporary private fork: the change is the advisory's
+# fix, whatever else its message says.
+_ADVISORY_MERGE = re.compile(r"^\s*Merge commit from fork\s*$")
+
+
 def _subject_cues(text: str, where: str, prose: bool = True) -> list[Cue]:
     """Evidence in a title or commit subject: its Conventional-Commits type decides when it has one.
     Without prose only the strong words count (the commits inside a PR: "broken test after rebase")."""
+    if _ADVISORY_MERGE.match(text):
+        return [Cue("merge commit from fork", where)]
     kind = conventional_kind(text)
     if kind == "bugfix":
         return [Cue(text.split(":", 1)[0].strip().lower()[:30] + ":", where)]

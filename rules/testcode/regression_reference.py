@@ -29,9 +29,11 @@ from what the test and the PR say:
   a line that opens with "Fix" (other prose in a description speaks of bugs and regressions of all
   kinds, so only those count there); in the title, also a fix said without the word ("Do not trigger
   X", "Don't compress ...", "no longer hangs", "crash when", "garbage output", "incorrectly", "wrong",
-  "correctly", "works as expected", "prevent ... from", "instead of raising", "Catch ValueError ...",
+  "correctly", "works as expected", "prevent ... from", "instead of raising", "instead of silently
+  dropping", "Catch ValueError ...",
   "Handle empty ...", "Honor/Respect ...", "Reject ..."), but not housekeeping ("fix ci", "fix lint",
-  "typing fix", "fix typo", "fix tests", "fix docs", "fix mypy", "fix pre-commit", "Don't run ...") nor a
+  "typing fix", "fix typo", "fix tests", "fix for the testcase", "bug in CI", "fix docs", "fix mypy",
+  "fix pre-commit", "Don't run ...") nor a
   rule tightened ("no longer allowed"); a title opening with a feature's verb ("Add", "Support",
   "Expose" ...) says a feature. A
   Conventional-Commits type decides over the words: `fix:`/`fix(scope):` is a fix (not with a
@@ -40,7 +42,8 @@ from what the test and the PR say:
   same in the commits base..head (the newest subject as the title, the others' subjects with only
   their fix words, and so a squash merge's "* subject" lines; bodies as descriptions; a merge
   commit's PR title and branch count as such; commits a bot wrote, "[pre-commit.ci] auto fixes", do
-  not count); a range of several merged PRs (two or more of its first-parent commits name their PR,
+  not count; "Merge commit from fork", GitHub's subject for a security advisory's private fork merged,
+  is a fix); a range of several merged PRs (two or more of its first-parent commits name their PR,
   `... (#958)` or "Merge pull request #958") is judged PR by PR: each test with the newest of those
   commits that changed its file, as its own small PR, whose number the message proposes.
   What the maintainers' changelog says of the change counts in their own terms: a changelog fragment
@@ -72,9 +75,11 @@ from what the test and the PR say:
   sharing most). A small fix PR (the title, labels, branch or only fix entries say it is a fix; at
   most 4 new tests that name nothing, none beside them naming what it guards) takes its new tests for
   its regression tests wherever they sit, unless a commit of it says it adds other tests or it also
-  rewrites the test file's existing lines (old tests split up). A PR whose title says it validates
+  rewrites lines inside the test file's existing functions or classes (old tests split up; a changed
+  import line is no such rewrite). A PR whose title says it validates
   does not take its tests of validation (`test_x_invalid`) for regression tests. A
-  title that says it adds regression tests makes all its new tests regression tests; a title that says
+  title that says it adds regression tests, or tests to check a named fault ("Add test to check the
+  netrc auth leak", "tests for the deadlock"), makes all its new tests regression tests; a title that says
   it adds tests of another kind ("add integration tests", "tests: cover ...", "improve test coverage")
   and says no fix leaves only the tests' own words as evidence.
 
