@@ -34,6 +34,11 @@ def _fix(title: str = "", commits: tuple[str, ...] = (), body: str = "") -> bool
         # Round five: a behaviour named as what it replaces, when that was losing data.
         "Raise on a malformed array element instead of dropping it",
         "Warn instead of silently ignoring unknown keys",
+        "The converter now properly handles dates",
+        "Properly close the socket on timeout",
+        "Preserve whitespace when replacing super tables",
+        "Relative paths stopped working after the refactor",
+        "Restore the ability to pass self as an argument",
     ],
 )
 def test_a_title_says_a_fix_without_the_word(title):
@@ -62,6 +67,8 @@ def test_a_title_says_a_fix_without_the_word(title):
         "Fixes in the test suite",
         "Bug in CI config",
         "Use a list instead of a tuple",
+        "Preserve the old API",
+        "Keep a cache of shapes",
     ],
 )
 def test_housekeeping_and_features_say_no_fix(title):

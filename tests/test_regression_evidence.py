@@ -600,3 +600,16 @@ def test_only_lines_inside_existing_tests_count_as_rewriting_them(tmp_path, old,
 def test_a_title_that_names_the_fault_its_tests_catch(tmp_path, title, expected):
     head = {"tests/test_other.py": _test("test_perimeter")}
     assert _graded(_review(tmp_path, head, PullRequest(title=title))) == [(expected, "tests/test_other.py")]
+
+
+def test_a_docs_page_named_like_the_test_file_is_not_the_module_it_tests(tmp_path):
+    # Only the description says a fix, so a lone test counts where it sits: in test_geometry.py, beside
+    # a change to docs/geometry.md, the page about geometry, which is not the code under test.
+    base = {**BASE, "docs/geometry.md": "# Geometry\n"}
+    head = {"docs/geometry.md": "# Geometry\n\nAreas.\n", T: _test("test_perimeter")}
+    pr = PullRequest(title="Describe the page", body="Fixes #12")
+    assert _graded(_review(tmp_path, head, pr, base=base)) == [("notice", T)]
+    # The module itself, `geometry.py`, is what it tests.
+    base = {**BASE, "src/geometry.py": "X = 1\n"}
+    head = {"src/geometry.py": "X = 2\n", T: _test("test_perimeter")}
+    assert _graded(_review(tmp_path / "2", head, pr, base=base)) == [("error", T)]

@@ -337,6 +337,9 @@ _PROSE = re.compile(
       | ^\s*+(?:do\s++not|don'?t)\s++
             (?!(?:run|build|publish|test|lint|check|cache|install|bump|pin)\b)[a-z]\w*
       | works?\s++(?:correctly\s++|properly\s++)?again
+      | now\s++properly | ^\s*+properly\s | stopped\s++working
+      | restor(?:e|es|ed|ing)\s++(?:the\s++)?(?:ability|support|behaviou?r|previous|old)
+      | ^\s*+(?:preserve|retain|keep)s?\s++(?:[\w`'.-]++\s++){1,6}?(?:when|on|after|during|across)\s
       | instead\s++of\s++(?:silently\s++)?(?:raising|crashing|failing|hanging|erroring|throwing|
             dropping|ignoring|swallowing|discarding|losing|truncating|corrupting)
       | avoid(?:s|ed|ing)?\s++(?:an?\s++|the\s++)?
@@ -348,7 +351,8 @@ _PROSE_NEED = (
     "not", "don", "longer", "never", "hang", "hung", "freez", "infinite", "deadlock", "leak", "segfault",
     "race", "garb", "incorrect", "wrong", "erroneous", "mistaken", "broke", "unexpected", "prevent",
     "instead", "avoid", "again", "correct", "catch", "tolerat", "handl", "as expected", "as intended",
-    "as documented", "honor", "honour", "respect", "reject",
+    "as documented", "honor", "honour", "respect", "reject", "properly", "stopped", "restor", "preserv",
+    "retain", "keep",
 )  # fmt: skip
 
 
@@ -829,6 +833,11 @@ def changed_module(tf: TestFile, changed: Iterable[str]) -> str | None:
     imported = _imports(tf.text)
     stem = PurePosixPath(tf.path).stem.removeprefix("test_").removesuffix("_test")
     for path in changed:
+        if PurePosixPath(path).suffix.lower() in _PROSE_SUFFIXES:
+            continue  # `docs/preconf.md` is the page about the module, not the module
         if PurePosixPath(path).stem == stem or _module_names(path) & imported:
             return path
     return None
+
+
+_PROSE_SUFFIXES = frozenset((".md", ".rst", ".txt", ".adoc", ".html", ".htm"))

@@ -31,7 +31,8 @@ from what the test and the PR say:
   X", "Don't compress ...", "no longer hangs", "crash when", "garbage output", "incorrectly", "wrong",
   "correctly", "works as expected", "prevent ... from", "instead of raising", "instead of silently
   dropping", "Catch ValueError ...",
-  "Handle empty ...", "Honor/Respect ...", "Reject ..."), but not housekeeping ("fix ci", "fix lint",
+  "Handle empty ...", "Honor/Respect ...", "Reject ...", "now properly", "Preserve X when ...",
+  "stopped working", "restores the ability"), but not housekeeping ("fix ci", "fix lint",
   "typing fix", "fix typo", "fix tests", "fix for the testcase", "bug in CI", "fix docs", "fix mypy",
   "fix pre-commit", "Don't run ...") nor a
   rule tightened ("no longer allowed"); a title opening with a feature's verb ("Add", "Support",
@@ -62,26 +63,25 @@ from what the test and the PR say:
   another kind than a fix (feature, deprecation, improvement, `feat:`...), only the title, labels and
   branch are evidence, not "Fix #12" in a description (projects close every kind of issue that way)
   nor the commits inside the PR ("fix tests"); with a feature (or deprecation, removal, breaking)
-  kind, "fix #12" in the title or branch closes the feature request. In a fix PR a test is
-  a regression test when its words describe changed behaviour ("again", "instead of", "used to",
-  "stops raising"), or when at most 3 new tests name nothing, none beside it (in its class, or at
-  module level with it) names what it guards, and it sits where the fix is: its file imports or is
-  named after a module the PR changes, or its name shares a word (up to inflection: "annotations",
-  "annotation") with the PR title, branch or a fix changelog entry. Where a new test in another file
-  or class names what it guards, the fix has its regression test there, and only a name sharing a
-  word with the PR title ties this one to the fix. With more than 3, a test counts when its name
-  shares two words with the PR title and nothing but fixes says what the change is, or two words with
-  a fix changelog entry or bugfix fragment's text (at most 3 tests per entry in a test file, those
-  sharing most). A small fix PR (the title, labels, branch or only fix entries say it is a fix; at
-  most 4 new tests that name nothing, none beside them naming what it guards) takes its new tests for
-  its regression tests wherever they sit, unless a commit of it says it adds other tests or it also
-  rewrites lines inside the test file's existing functions or classes (old tests split up; a changed
-  import line is no such rewrite). A PR whose title says it validates
-  does not take its tests of validation (`test_x_invalid`) for regression tests. A
-  title that says it adds regression tests, or tests to check a named fault ("Add test to check the
-  netrc auth leak", "tests for the deadlock"), makes all its new tests regression tests; a title that says
-  it adds tests of another kind ("add integration tests", "tests: cover ...", "improve test coverage")
-  and says no fix leaves only the tests' own words as evidence.
+  kind, "fix #12" in the title or branch closes the feature request. In a fix PR a test is a regression test
+  when its words describe changed behaviour ("again", "instead of", "used to", "stops raising"), or when at
+  most 3 new tests name nothing, none beside it (in its class, or at module level with it) names what it
+  guards, and it sits where the fix is: its file imports or is named after a module the PR changes (a page
+  of docs is no module), or its name shares a word (up to inflection: "annotations", "annotation") with the
+  PR title, branch or a fix changelog entry. Where a new test in another file or class names what it guards,
+  the fix has its regression test there, and only a name sharing a word with the PR title ties this one to
+  the fix. With more than 3, a test counts when its name shares two words with the PR title and nothing but
+  fixes says what the change is, or two words with a fix changelog entry or bugfix fragment's text (at most
+  3 tests per entry in a test file, those sharing most). A small fix PR (the title, labels, branch or only
+  fix entries say it is a fix; at most 4 new tests that name nothing, none beside them naming what it
+  guards) takes its new tests for its regression tests wherever they sit, unless a commit of it says it adds
+  other tests or it also rewrites lines inside the test file's existing functions or classes (old tests
+  split up; a changed import line is no such rewrite). A PR whose title says it validates does not take its
+  tests of validation (`test_x_invalid`) for regression tests. A title that says it adds regression tests,
+  or tests to check a named fault ("Add test to check the netrc auth leak", "tests for the deadlock"), makes
+  all its new tests regression tests; a title that says it adds tests of another kind ("add integration
+  tests", "tests: cover ...", "improve test coverage") and says no fix leaves only the tests' own words as
+  evidence.
 
 With `bot check --verify-tests`, a fact decides before the words: in a change that says it fixes
 something (or for a test its words already take for a regression test), a new test that fails on the
