@@ -121,6 +121,26 @@ def test_a_conventional_type_decides_over_the_words(title, fix):
 
 
 @pytest.mark.parametrize(
+    "title, kinds",
+    [
+        ("Detailed error message on hook registration conflict", {"improvement"}),
+        ("Make error messages of invalid nesting more helpful", {"improvement"}),
+        ("Improve the warning message for unknown keys", {"improvement"}),
+        # A message that was wrong is a fix of what the code says.
+        ("Fix the wrong error message for missing keys", set()),
+        ("Raise an error message on empty input", set()),
+    ],
+)
+def test_a_clearer_message_is_an_improvement(title, kinds):
+    assert title_kinds(PullRequest(title=title)) == kinds
+
+
+def test_an_improved_messages_inner_fix_commits_make_no_fix_pr():
+    pr = PullRequest(title="Detailed error message on hook conflict", body="* fix the message\n* fix lint")
+    assert not pr_cues(pr)
+
+
+@pytest.mark.parametrize(
     "title, body",
     [
         ("Add the --strict option (fixes #12)", ""),

@@ -400,6 +400,17 @@ _FEATURE_TITLE = re.compile(
 )
 
 
+# "Detailed error message on hook registration conflict", "Make error messages ... more helpful": a
+# message made clearer, which the tests of the message check; not a fix of what the code does.
+_BETTER_MESSAGE = re.compile(
+    r"^[ \t]{0,4}(?:improv\w*|better|clearer|detailed|nicer|friendlier|clarif\w*|reword\w*)\s+"
+    r"(?:\w+\s+){0,3}?(?:error|warning|exception)\s+messages?\b"
+    r"|\b(?:error|warning|exception)\s+messages?\b.{0,60}?\bmore\s+(?:helpful|informative|descriptive|detailed|"
+    r"useful|readable|explicit)\b",
+    re.IGNORECASE,
+)
+
+
 # "Add missing null check", "Allow empty names again": a feature's verb telling a fix.
 _MISSING = re.compile(r"\b(?:missing|forgotten|lost)\b", re.IGNORECASE)
 
@@ -416,6 +427,8 @@ def title_kinds(pr: PullRequest) -> frozenset[str]:
         kind = conventional_kind(title)
         if kind is None and _FEATURE_TITLE.match(title) and not _says_a_fix(_CLOSING.sub(" ", title)):
             kind = "feature"
+        elif kind is None and _BETTER_MESSAGE.search(title) and not _says_a_fix(_CLOSING.sub(" ", title)):
+            kind = "improvement"
         if kind is not None:
             kinds.add(kind)
     return frozenset(kinds)

@@ -25,18 +25,17 @@ from what the test and the PR say:
   (a class or module docstring covers its tests with a reference, but its words are not evidence
   about each test). Words in another sense do not count: a linear regression, a fixed
   seed, crash recovery, a type guard, "fix typo".
-- a fix PR: a fix word in the PR title, labels or branch name, or in its description "fixes #12" or
-  a line that opens with "Fix" (other prose in a description speaks of bugs and regressions of all
-  kinds, so only those count there); in the title, also a fix said without the word ("Do not trigger
-  X", "Don't compress ...", "no longer hangs", "crash when", "garbage output", "incorrectly", "wrong",
-  "correctly", "works as expected", "prevent ... from", "instead of raising", "instead of silently
-  dropping", "Catch ValueError ...",
-  "Handle empty ...", "Honor/Respect ...", "Reject ...", "now properly", "Preserve X when ...",
-  "stopped working", "restores the ability"), but not housekeeping ("fix ci", "fix lint",
-  "typing fix", "fix typo", "fix tests", "fix for the testcase", "bug in CI", "fix docs", "fix mypy",
-  "fix pre-commit", "Don't run ...") nor a
-  rule tightened ("no longer allowed"); a title opening with a feature's verb ("Add", "Support",
-  "Expose" ...) says a feature. A
+- a fix PR: a fix word in the PR title, labels or branch name, or in its description "fixes #12" or a line
+  that opens with "Fix" (other prose in a description speaks of bugs and regressions of all kinds, so only
+  those count there); in the title, also a fix said without the word ("Do not trigger X", "Don't compress
+  ...", "no longer hangs", "crash when", "garbage output", "incorrectly", "wrong", "correctly", "works as
+  expected", "prevent ... from", "instead of raising", "instead of silently dropping", "Catch ValueError
+  ...", "Handle empty ...", "Honor/Respect ...", "Reject ...", "now properly", "Preserve X when ...",
+  "stopped working", "restores the ability"), but not housekeeping ("fix ci", "fix lint", "typing fix", "fix
+  typo", "fix tests", "fix for the testcase", "bug in CI", "fix docs", "fix mypy", "fix pre-commit", "Don't
+  run ...") nor a rule tightened ("no longer allowed"); a title opening with a feature's verb ("Add",
+  "Support", "Expose" ...) says a feature, one that makes an error message clearer ("Detailed error message
+  on ...", "Make error messages ... more helpful") an improvement. A
   Conventional-Commits type decides over the words: `fix:`/`fix(scope):` is a fix (not with a
   housekeeping scope, `fix(ci):`), `feat`, `deprecate`, `refactor`, `test`, `docs`, `chore`, `perf`,
   `ci`, `build`, `style` are not. In `bot check` given no `--pr-title` or `--pr-body-file`, the
