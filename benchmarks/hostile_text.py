@@ -429,6 +429,9 @@ NOT_RUN_HERE = {
     "bot.review.sarif._SOURCE": "anchored; the one quantifier before `:` backtracks once over the source",
     "rules.testcode.regression_evidence._CLOSING": "`\\bfix` then a bounded run then one digit run",
     "rules.testcode.regression_reference._DEF": "anchored; `def` then one identifier, on one removed line",
+    "rules.testcode.regression_reference._BODY_OPENER": (
+        "matched at the start of one line of the old file; a keyword then one run of blanks"
+    ),
     "rules.testcode.rewritten_expectation._EXPECTED_NAME": "anchored, on one identifier",
     # The recogniser reads only rule sentences of at most MAX_RULE_SENTENCE characters.
     "rules.agents_md.reader._LISTED": "on the text between two folders of one rule sentence",

@@ -589,26 +589,27 @@ def _rewritten(ctx: Context, paths: set[str]) -> set[str]:
         except UnreadableFile:
             out.add(f.path)  # unknown: keep the cautious reading
             continue
-        lines = git_lines(old or "")
-        if any(_in_body(lines, n) for n in sorted(f.removed_lines)[:5000]):
+        inside = _inside_defs(git_lines(old or ""))
+        if any(0 < n <= len(inside) and inside[n - 1] for n in f.removed_lines):
             out.add(f.path)
     return out
 
 
-def _in_body(lines: list[str], n: int) -> bool:
-    """Whether line n (1-based) is a def or class line, or lies in one: the nearest line above it that
-    starts at column 0 opens a def, a class or a decorator."""
-    for i in range(n - 1, max(n - 2001, -1), -1):
-        if not 0 <= i < len(lines):
-            return False
-        text = lines[i]
-        if not text.strip() or text.lstrip().startswith("#"):
-            if i == n - 1:
-                return False  # a blank or comment line removed rewrites nothing
+def _inside_defs(lines: list[str]) -> list[bool]:
+    """For each line, whether it is a def or class line or lies in one: the nearest line at or above it
+    that starts at column 0 (blank and comment lines aside) opens a def, a class or a decorator. Blank
+    and comment lines are in none: removing them rewrites nothing. One pass over the file."""
+    out: list[bool] = []
+    opened = False
+    for text in lines:
+        stripped = text.strip()
+        if not stripped or stripped.startswith("#"):
+            out.append(False)
             continue
         if not text[0].isspace():
-            return _BODY_OPENER.match(text) is not None
-    return False
+            opened = _BODY_OPENER.match(text) is not None
+        out.append(opened)
+    return out
 
 
 def _words_of_name(name: str) -> set[str]:
