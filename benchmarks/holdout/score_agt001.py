@@ -51,12 +51,25 @@ DEFAULT_VENVS = Path("/work/venvs")
 
 # `all` is the first round (tune + holdout, both read or scored already); `holdout2` is the second
 # hold-out, sampled for the next round of changes and selected only by name so no run reads it by accident.
-SPLITS = ("tune", "holdout", "holdout2", "tune3", "holdout3", "tune4", "holdout4", "holdout5", "all")
+SPLITS = (
+    "tune",
+    "holdout",
+    "holdout2",
+    "tune3",
+    "holdout3",
+    "tune4",
+    "holdout4",
+    "holdout5",
+    "holdout6",
+    "all",
+)
 # The third round (2026-12-05): `tune3` was read while changing the rules, `holdout3` scored once after
 # them and is spent too. A new hold-out gets a new name here.
 # The fourth round (2026-12-05): `tune4` was read while changing the rules, `holdout4` scored once after
-# them and is spent too. `holdout5` measures the code after round four, with no tuning part.
-UNSCORED: tuple[str, ...] = ("holdout5",)  # hold-outs not scored yet: aggregates only
+# them and is spent too. `holdout5` measured the code after round four, with no tuning part; scored
+# once (2026-12-06, before and after that session's changes) and spent: round five tunes on it.
+# `holdout6` measures the code after round five.
+UNSCORED: tuple[str, ...] = ("holdout6",)  # hold-outs not scored yet: aggregates only
 ROUND_ONE = ("tune", "holdout")
 
 
