@@ -312,3 +312,39 @@ def test_round_four_fail_without_fix_phrasings(sentence):
 def test_a_command_list_that_mentions_a_known_failing_test_asks_for_nothing():
     sentence = "`make test` (unit), `make test-all` (includes integration); known failing test: `TestX`."
     assert "AGT005" not in _read(sentence)[0]
+
+
+# Issue 23, round five: the spent s5 hold-out's missed phrasings, written anew, and their near misses.
+@pytest.mark.parametrize(
+    "sentence, effect",
+    [
+        ("Never disable tests in CI.", ("AGT003",)),
+        ("Do not comment out failing tests.", ("AGT003",)),
+        ("`it.skip` and `test.todo` are forbidden in this test suite.", ("AGT003",)),
+        ("Agents must not loosen acceptance thresholds to make a component pass its tests.", ("AGT003",)),
+        ('Do not "fix" a failing test by relaxing its tolerance.', ("AGT003",)),
+        ('Leave the fixtures alone, certainly not to "fix" a test failure.', ("AGT003",)),
+        ("Open the pull request from your fork against the upstream `main`.", ("AGT004",)),
+        # Near misses: when to run tests, writing tests, CI triggers, where a reference is written.
+        ("Don't disable tests when running locally; run the whole suite.", ()),
+        ("Do not skip tests for behaviour changes; add the closest focused test.", ()),
+        ("Never edit generated code to make the tests pass.", ()),
+        ("CI runs on every PR against `main` on three platforms.", ()),
+        ("The release workflow is triggered by pull requests into `main`.", ()),
+        ("Say in the commit body which regression test would have caught the bug.", ()),
+    ],
+)
+def test_round_five_phrasings(sentence, effect):
+    assert _read(sentence)[0] == effect
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Write the test first (red): it should fail.",
+        "Bug fixes ship a regression test first.",
+        "Both cases fail against an unfixed build.",
+    ],
+)
+def test_round_five_fail_without_fix_phrasings(sentence):
+    assert _read(sentence)[0] == ("AGT005",)

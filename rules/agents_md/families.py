@@ -68,7 +68,8 @@ TRUNK = (
     r"(?P<act>open|create|submit|send|make|raise|file)\s+"
     r"(?:(?:all|your|the|a|new|any|every|each)\s+)?"
     + ALL_PRS
-    + r"(?:\s*\((?:PRs?|MRs?)\))?\s+(?:back\s+)?(?:to|into|against|targeting|for)\s+(?:the\s+)?"
+    + r"(?:\s*\((?:PRs?|MRs?)\))?(?:\s+from\s+(?:(?:the|a|your)\s+)?(?:fork|branch|feature\s+branch))?"
+    + r"\s+(?:back\s+)?(?:to|into|against|targeting|for)\s+(?:the\s+)?(?:upstream\s+)?"
     + r"['\"]?(?P<branch>"
     + TRUNK_NAME
     + r")\b(?!-)"
@@ -194,6 +195,25 @@ AGT003 = (
     # Run green without weakening, said as a condition or a checklist question: "all tests pass without
     # weakening assertions".
     r"\bpass\w*\s+without\s+(?:" + _STRONG + r"|skipp|disabl|delet|remov)\w*\s+(?:any\s+)?" + _TEST_OBJECT,
+    # Tests taken out of the run, said bare: "Do not disable tests", "never comment out tests" (not "skip
+    # tests", which as often means not writing them: "Do not skip tests for behavior changes").
+    _NO + r"\s+(?:\w+\s+){0,2}?(?:disabl|xfail|comment\w*\s+out)\w*\s+(?:(?:the|any|a|your)\s+)?"
+    r"(?:existing\s+|failing\s+|flaky\s+)?tests?\b(?!\s+(?:when|while|before|after|if|locally|during|runs?)\b)",
+    # Skip markers banned: "`test.skip`/`it.skip` are forbidden".
+    r"^(?=.*\btests?\b).*?\b(?:skip|xfail|only|todo|ignore|disabled)\b.{0,80}?\b(?:are|is)\s+(?:forbidden|"
+    r"banned|prohibited|not\s+allowed|disallowed)\b",
+    # Something weakened to make a test pass: "must not weaken acceptance criteria to make a component pass"
+    # (not any edit: "Never edit generated code to make the tests pass" is about generated code).
+    _NO + r"\s+(?:\w+\s+){0,2}?(?:weaken|relax|loosen|lower)\w*\b.{0,80}?\bto\s+"
+    r"(?:make|get)\s+(?:(?:a|the|any|your|failing|broken)\s+)?(?:\w+\s+)?(?:tests?|components?|checks?)\s+"
+    r"(?:to\s+)?pass\b",
+    # A test "fixed" by weakening it: "Do not "fix" a test by weakening that assert", "certainly not to "fix"
+    # a test failure".
+    _NO
+    + r"\s+(?:\w+\s+){0,2}?[\"']?fix[\"']?\s+(?:(?:a|the|any|failing)\s+)*tests?\s+by\s+(?:"
+    + _WEAKEN
+    + r"|chang\w*|edit\w*)",
+    r"\bnot\s+to\s+[\"']?fix[\"']?\s+(?:(?:a|the|any)\s+)?(?:failing\s+)?tests?(?:\s+failures?)?\b",
 )
 
 # Under a heading that says not to weaken tests, the items that name a way of doing it: "Removing a test
@@ -286,7 +306,7 @@ FAIL_WITHOUT_FIX = (
     # Red before green: "see the test go red before you fix it".
     r"\btests?\s+(?:\w+\s+)?(?:goes?|go|is|turns?)\s+red\s+(?:before|first|without)\b",
     # "FAIL on the unpatched code", "fails against the old build".
-    r"\b(?:fails?)\s+(?:on|against|with)\s+(?:the\s+)?(?:unpatched|unfixed|old|original|previous|broken|"
+    r"\b(?:fails?)\s+(?:on|against|with)\s+(?:(?:the|an?)\s+)?(?:unpatched|unfixed|old|original|previous|broken|"
     r"buggy|current\s+main)\b",
     # "your test is NOT VALID if it passes with the old build".
     r"\b(?:not\s+valid|invalid|worthless|useless|proves\s+nothing)\b.*?\bpass(?:es)?\s+(?:on|with|against)\s+"
@@ -306,6 +326,11 @@ FAIL_WITHOUT_FIX = (
     # reproduces the actual reported bug".
     r"\btests?\s+(?:that|which)\s+reproduces?\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:bug|issue|problem|regression|"
     r"defect)\b",
+    # The test before the fix, as a step: "Write test first (RED) - test should FAIL", "Bug fixes ship a
+    # regression test first".
+    r"\b(?:write|add)\w*\s+(?:(?:a|the)\s+)?(?:\w+\s+)?tests?\s+first\b.{0,40}?\b(?:red|fail\w*)\b",
+    r"\b(?:bug\s*)?fix(?:es)?\s+(?:must\s+|should\s+)?(?:ship|land|come|start)s?\s+(?:with\s+)?(?:a|the)\s+"
+    r"(?:\w+\s+)?(?:regression\s+)?tests?\s+first\b",
 )
 
 # A word every phrasing of a family holds: a sentence without it is not tried against the family (most
@@ -316,7 +341,8 @@ GATES: dict[str, str] = {
     "AGT003": r"test|assert|expect|checks",
     "AGT004": r"branch|base|default|mainline|integration|PR|pull|merge|target|submit|main|master|dev|trunk|"
     r"next|staging|canary|unstable",
-    "AGT005": r"fail|red\b|reproduc|demonstrat|expos|valid|worthless|useless|proves|test[-\s]driven|TDD",
+    "AGT005": r"fail|red\b|reproduc|demonstrat|expos|valid|worthless|useless|proves|test[-\s]driven|TDD|"
+    r"first",
 }
 # Rule code -> the family phrasings that turn it on, beside its own recognisers.
 TURNS_ON: dict[str, tuple[str, ...]] = {

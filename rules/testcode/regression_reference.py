@@ -243,6 +243,7 @@ _NAMING = (
     r"identify|identifies|note|notes|include|includes"
 )
 _REF = r"(?:[\w']+[\s/]+){0,3}?(?:PRs?|pull\s+requests?|commits?|fix(?:es)?)\b"
+_NOT_A_PLACE = r"(?!\s+(?:body|bodies|messages?|descriptions?|titles?|logs?|subjects?|trailers?)\b)"
 _IN_DOCSTRING = (
     r"\b(?:in|into|inside|within)\s+(?:the|its|their|each|every|a)\s+(?:(?:regression\s+)?test(?:'s|s')?\s+)?"
     r"docstrings?\b"
@@ -858,7 +859,8 @@ RULE = Rule(
         + _TEST
         + r"(?:(?!\b(?:and|or|messages?|descriptions?|titles?|changelogs?|body|bodies|tests?)\b).)*?"
         r"\b(?P<act>" + _NAMING + r")\s+(?:[\w']+[\s/]+){0,3}?"
-        r"(?:PRs?|pull\s+requests?|commits?|fix(?:es)?|issues?)\b",
+        # "Say in the commit body which test ...": the commit is where it is said, not what the test names.
+        r"(?:PRs?|pull\s+requests?|commits?|fix(?:es)?|issues?)\b" + _NOT_A_PLACE,
         # Imperative: "Name the PR or commit a regression test guards in its docstring", "Name the issue ...".
         r"\b(?P<act>" + _NAMING + r")\s+(?:[\w']+[\s/]+){0,3}?"
         r"(?:PRs?|pull\s+requests?|commits?|fix(?:es)?|issues?)\b"
