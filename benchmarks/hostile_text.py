@@ -44,7 +44,7 @@ from rules.core import sanitize
 from rules.core.closing_refs import closing_issues
 from rules.core.models import ChangeSet, FileChange, FileStatus, LinkedIssue, PullRequest
 from rules.core.verification import missing_name
-from rules.testcode.changelog import Entry, added_entries, section_kind
+from rules.testcode.changelog import Entry, added_entries, reno_entries, section_kind
 from rules.testcode.regression_evidence import _IMPORT, pr_evidence, validation_test
 from rules.training.claims import claims
 from rules.training.profiles import ProfileError, parse_profiles
@@ -337,6 +337,8 @@ MATCHERS: dict[str, Callable[[str], Any]] = {
     ),
     # A changelog the PR changes: its entries with their sections, then what they say of a fix.
     "changelog-entries": lambda t: added_entries(t, range(1, t.count("\n") + 2), t.splitlines()[:20]),
+    # A reno note: the shape under a section, so that its items are read.
+    "reno-entries": lambda t: reno_entries("fixes:\n" + t),
     "changelog-evidence": lambda t: (
         section_kind(t),
         pr_evidence(

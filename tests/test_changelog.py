@@ -9,7 +9,16 @@ from bot.github.pull import read_by_rules
 from bot.review.engine import review
 from rules.core.config import Config
 from rules.core.models import PullRequest
-from rules.testcode.changelog import FIX, OTHER, added_entries, is_changelog, section_kind
+from rules.testcode.changelog import (
+    FIX,
+    OTHER,
+    Entry,
+    added_entries,
+    is_changelog,
+    is_reno_note,
+    reno_entries,
+    section_kind,
+)
 from tests.conftest import GitRepo
 from tests.helpers import AGENTS_AGT001
 
@@ -235,6 +244,7 @@ def test_a_changelog_entry_says_what_kind_of_change_the_pr_is(tmp_path, section,
         ("changelog/12.bugfix.rst", True),
         ("changelog/12.feature.rst", False),  # its kind is in its name: no need for its text
         ("src/notes.txt", False),
+        ("releasenotes/notes/empty-message-7b1e9c4a.yaml", True),  # a reno note says its kind inside
     ],
 )
 def test_the_api_source_fetches_the_changelogs_ahead_with_the_other_reads(path, read):
@@ -382,3 +392,40 @@ def test_a_validating_change_s_tests_of_what_it_rejects_are_not_regression_tests
         TEST: "import shapes\n\n\ndef test_area_rejects_strings():\n    assert shapes\n",
     }
     assert "error" not in _review(tmp_path, base, head, "Validate area sizes").values()
+
+
+def test_a_reno_note_says_its_kind_by_section():
+    note = (
+        "---\nfixes:\n  - |\n    ``retry`` now accepts an empty\n    message.\n  - Second fix.\n"
+        "features:\n  - A new wait strategy.\n"
+    )
+    assert reno_entries(note) == [
+        Entry("``retry`` now accepts an empty message.", "fixes", FIX),
+        Entry("Second fix.", "fixes", FIX),
+        Entry("A new wait strategy.", "features", OTHER),
+    ]
+    assert is_reno_note("releasenotes/notes/empty-message-7b1e9c4a.yaml")
+    assert not is_reno_note("docs/notes/empty-message.yaml")
+    # Not YAML at all: still no traceback, nothing read.
+    assert reno_entries("fixes: [unclosed\n\x00") == []
+
+
+@pytest.mark.parametrize(
+    "section, expected",
+    [("fixes", {"test_perimeter": "error"}), ("features", {"test_perimeter": "notice"})],
+)
+def test_a_reno_note_the_change_adds_says_its_kind(tmp_path, section, expected):
+    base = {"src/shapes.py": "def area(x):\n    return x\n"}
+    head = {
+        "releasenotes/notes/empty-areas-5d1c2b7a.yaml": f"---\n{section}:\n  - Empty areas are zero.\n",
+        "src/shapes.py": "def area(x):\n    return x or 0\n",
+        "tests/test_other.py": "def test_perimeter():\n    assert True\n",
+    }
+    assert _review(tmp_path, base, head, "Handle areas of shapes") == expected
+
+
+def test_a_revert_of_a_fix_is_no_fix(tmp_path):
+    base = {"src/shapes.py": "def area(x):\n    return x\n"}
+    head = {"tests/test_other.py": "def test_perimeter():\n    assert True\n"}
+    message = 'Revert "Fix crash when the shape is empty"\n\nThis reverts commit 0123456789abcdef.'
+    assert _review(tmp_path, base, head, message) == {"test_perimeter": "notice"}

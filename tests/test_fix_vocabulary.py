@@ -39,6 +39,8 @@ def _fix(title: str = "", commits: tuple[str, ...] = (), body: str = "") -> bool
         "Preserve whitespace when replacing super tables",
         "Relative paths stopped working after the refactor",
         "Restore the ability to pass self as an argument",
+        "Preserve function defaults through the retry decorator",
+        "Honor sort_keys for parsed documents",
     ],
 )
 def test_a_title_says_a_fix_without_the_word(title):
@@ -69,6 +71,12 @@ def test_a_title_says_a_fix_without_the_word(title):
         "Use a list instead of a tuple",
         "Preserve the old API",
         "Keep a cache of shapes",
+        # Round five: a standard adopted, performance work, a linter's fixes, a revert.
+        "Honor the NO_COLOR environment variable",
+        "Fix quadratic complexity in fragments_join",
+        "Fix slow startup with many plugins",
+        'Enable the "RET" linting rule of Ruff and fix newly reported errors',
+        'Revert "Fix crash when the queue is full"',
     ],
 )
 def test_housekeeping_and_features_say_no_fix(title):

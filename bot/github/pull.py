@@ -27,7 +27,7 @@ from rules.core.models import (
     oversized,
 )
 from rules.core.policy_files import AGENT_GUIDES, is_policy_path
-from rules.testcode.changelog import is_changelog
+from rules.testcode.changelog import is_changelog, is_reno_note
 from rules.testcode.regression_evidence import FIX_KINDS, fragment_kind
 
 log = logging.getLogger(__name__)
@@ -472,7 +472,7 @@ def load_pull(
 def read_by_rules(path: str, config: Config) -> bool:
     """Whether a rule reads this file's text: what matters, any TOML (recognised by shape), Python modules
     the profile globs name (they may hold profile dicts), the agent guides, and the changelogs and bugfix
-    fragments AGT001 reads for what the PR says it fixes."""
+    fragments (and reno notes) AGT001 reads for what the PR says it fixes."""
     p = config.profiles
     return (
         matters(path, config)
@@ -480,6 +480,7 @@ def read_by_rules(path: str, config: Config) -> bool:
         or path.endswith(".toml")
         or (path.endswith(".py") and globs.match(path, p.python_globs))
         or is_changelog(path)
+        or is_reno_note(path)
         or fragment_kind(path) in FIX_KINDS
     )
 

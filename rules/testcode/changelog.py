@@ -173,3 +173,52 @@ def added_entries(text: str, added: Iterable[int], removed: Iterable[str] = ()) 
 
 
 _BULLET_HEAD = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+
+
+# reno (OpenStack's release-note tool, used by tenacity and others): one YAML file per change under
+# `releasenotes/notes/`, its entries listed under sections named by kind (`fixes:`, `features:`...).
+_RENO_FIX = frozenset(("fixes", "security"))
+_RENO_OTHER = frozenset(("features", "deprecations", "upgrade", "other", "prelude", "issues", "critical"))
+_RENO_SECTION = re.compile(r"^([a-z_]{2,20})[ \t]*:[ \t]*(?:#.*)?$")
+_RENO_ITEM = re.compile(r"^[ \t]{0,8}-[ \t]*(?:[|>][-+]?[ \t]*$)?")
+MAX_RENO_LINES = 400
+
+
+def is_reno_note(path: str) -> bool:
+    """Whether path is a reno release note: `releasenotes/notes/<slug>.yaml` (at any depth)."""
+    p = PurePosixPath(path)
+    return (
+        p.suffix.lower() in (".yaml", ".yml")
+        and len(p.parts) >= 3
+        and p.parts[-2].lower() == "notes"
+        and p.parts[-3].lower() == "releasenotes"
+    )
+
+
+def reno_entries(text: str) -> list[Entry]:
+    """The entries of a reno note, each with its section's kind (`fixes:` -> FIX, `features:` -> OTHER).
+    Read by lines, not by a YAML parser: only the top-level section keys and their list items matter,
+    and a note that is not valid YAML still says its kind."""
+    out: list[Entry] = []
+    section, kind, item = "", "", ""
+    for line in text.splitlines()[:MAX_RENO_LINES]:
+        m = _RENO_SECTION.match(line)
+        if m is not None:
+            if item:
+                out.append(Entry(_SPACE.sub(" ", item).strip(), section, kind))
+            item = ""
+            section = m.group(1)
+            kind = FIX if section in _RENO_FIX else OTHER if section in _RENO_OTHER else ""
+            continue
+        if not section or line.strip() in ("---", "..."):
+            continue
+        start = _RENO_ITEM.match(line)
+        if start is not None:
+            if item:
+                out.append(Entry(_SPACE.sub(" ", item).strip(), section, kind))
+            item = line[start.end() :]
+        else:
+            item += " " + line.strip()
+    if item and section:
+        out.append(Entry(_SPACE.sub(" ", item).strip(), section, kind))
+    return [e for e in out if e.text][:MAX_ENTRIES]

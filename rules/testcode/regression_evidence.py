@@ -76,6 +76,9 @@ _CHORES = (
 _NOT_AFTER = {
     # "fix the seed", "fix the clock": pinning a value, as tests do.
     "fix": _ARTICLES + r"(?:seeds?|clocks?|times?|dates?|timestamps?|" + _CHORES + r")\b"
+    # "Fix quadratic complexity in fragments_join", "fix slow startup": performance work, not a bug a test
+    # could guard by its outcome.
+    r"|" + _ARTICLES + r"(?:[\w`-]+[\s_-]+){0,2}?(?:complexity|performance|perf|slowness|slow\w*|speed)\b"
     # "fix for digest testcase", "fixes in the test suite": housekeeping named after a preposition.
     r"|[\s_-]+(?:for|in|of|on)[\s_-]+(?:the[\s_-]+)?(?:[\w.-]+[\s_-]+){0,2}?"
     r"(?:tests?|test[\s_-]?cases?|test[\s_-]?suites?|ci|docs?|typos?|lint\w*|mypy|typing)\b",
@@ -92,7 +95,9 @@ _NOT_AFTER = {
 _NOT_BEFORE = {
     # "typing fix", "lint fixes", "CI fix": housekeeping named before the word.
     "fix": r"\b(?:typing|types?|lint\w*|ci|mypy|typos?|docs?|tests?|style|format\w*|build|pre-commit|ruff|"
-    r"flake8|spelling|review)[\s_-]*$",
+    r"flake8|spelling|review)[\s_-]*$"
+    # "Enable the RET linting rule of Ruff and fix newly reported errors": the fixes a linter asked for.
+    r"|\b(?:lint\w*|ruff|mypy|flake8|pylint|pyright|pre-commit|isort)\b[^.;\n]{0,50}?\band[\s_-]+$",
     "reg": r"(?:linear|logistic|ridge|lasso|polynomial|quantile|isotonic|kernel|poisson|ordinal|symbolic|"
     r"softmax|process)[\s_-]+$",
     # "type guard", and a guard as a thing code has: "remove test guard", "add import guard".
@@ -111,7 +116,7 @@ def _other_sense(text: str, m: re.Match[str]) -> bool:
     word = m.group(0).lower()
     key = word[:3]
     before, after = _NOT_BEFORE.get(key), _NOT_AFTER.get("fixed" if word == "fixed" else key)
-    if before and re.search(before, text[max(0, m.start() - 30) : m.start()], re.IGNORECASE):
+    if before and re.search(before, text[max(0, m.start() - 70) : m.start()], re.IGNORECASE):
         return True
     return bool(after and re.match(after, text[m.end() : m.end() + 60], re.IGNORECASE))
 
@@ -326,6 +331,10 @@ _PROSE = re.compile(
       | incorrect(?:ly)? | wrong(?:ly)? | erroneous(?:ly)? | mistaken(?:ly)? | broken | breakage
       | correctly | ^\s*+use\s++(?:the\s++)?correct | works?\s++as\s++(?:expected|intended|documented)
       | ^\s*+(?:honou?r|respect)(?:s|ed)?\s
+            # an argument ignored is a bug ("Honor sort_keys"); a standard adopted is a feature ("Honor the
+            # NO_COLOR environment variable")
+            (?!(?:[\w`'".-]++\s++){0,5}?(?:environment\s++variables?|env\s++vars?|standards?|conventions?|
+               specs?|specifications?)\b)
       | ^\s*+reject(?:s|ed)?\s
       | ^\s*+(?:catch|tolerat)\w*\s++(?:an?\s++|the\s++)?
             (?:[\w`.]*(?:error|exception)|bad|invalid|missing|empty)
@@ -339,7 +348,7 @@ _PROSE = re.compile(
       | works?\s++(?:correctly\s++|properly\s++)?again
       | now\s++properly | ^\s*+properly\s | stopped\s++working
       | restor(?:e|es|ed|ing)\s++(?:the\s++)?(?:ability|support|behaviou?r|previous|old)
-      | ^\s*+(?:preserve|retain|keep)s?\s++(?:[\w`'.-]++\s++){1,6}?(?:when|on|after|during|across)\s
+      | ^\s*+(?:preserve|retain|keep)s?\s++(?:[\w`'.-]++\s++){1,6}?(?:when|on|after|during|across|through)\s
       | instead\s++of\s++(?:silently\s++)?(?:raising|crashing|failing|hanging|erroring|throwing|
             dropping|ignoring|swallowing|discarding|losing|truncating|corrupting)
       | avoid(?:s|ed|ing)?\s++(?:an?\s++|the\s++)?
@@ -429,10 +438,16 @@ def title_kinds(pr: PullRequest) -> frozenset[str]:
             kind = "feature"
         elif kind is None and _BETTER_MESSAGE.search(title) and not _says_a_fix(_CLOSING.sub(" ", title)):
             kind = "improvement"
+        elif kind is None and _REVERT.match(title):
+            kind = "revert"
         if kind is not None:
             kinds.add(kind)
     return frozenset(kinds)
 
+
+# git's subject for a revert: `Revert "<the reverted commit's subject>"`. Undoing a change fixes nothing
+# the reverted commit's words say.
+_REVERT = re.compile(r'^[ \t]{0,4}Revert[ \t]+"')
 
 # GitHub's subject for merging a security advisory's temporary private fork: the change is the advisory's
 # fix, whatever else its message says.
@@ -444,6 +459,8 @@ def _subject_cues(text: str, where: str, prose: bool = True) -> list[Cue]:
     Without prose only the strong words count (the commits inside a PR: "broken test after rebase")."""
     if _ADVISORY_MERGE.match(text):
         return [Cue("merge commit from fork", where)]
+    if _REVERT.match(text):
+        return []  # the quoted subject is the reverted commit's: "Revert "Fix crash ..."" re-breaks it
     kind = conventional_kind(text)
     if kind == "bugfix":
         return [Cue(text.split(":", 1)[0].strip().lower()[:30] + ":", where)]
