@@ -348,3 +348,44 @@ def test_round_five_phrasings(sentence, effect):
 )
 def test_round_five_fail_without_fix_phrasings(sentence):
     assert _read(sentence)[0] == ("AGT005",)
+
+
+# Issue 23, round six: the spent s6 set's missed phrasings, written anew, and their near misses.
+@pytest.mark.parametrize(
+    "sentence, effect",
+    [
+        ("Never remove, skip, weaken or rewrite a test to hide a defect.", ("AGT003",)),
+        ("Do not edit or delete existing tests without explicit maintainer approval.", ("AGT003",)),
+        ("Do not delete the golden files to make the tests pass.", ("AGT003",)),
+        ("Do not remove tests when refactoring the parser.", ("AGT003",)),
+        ("Do not weaken boundary checks.", ("AGT003",)),
+        ("Never skip or disable the security tests.", ("AGT003",)),
+        ("No tests may be skipped or deleted.", ("AGT003",)),
+        ("A failing test is information: never hide it.", ("AGT003",)),
+        ("No @pytest.skip in this folder.", ("AGT003",)),
+        ("You should never use pytest.skip unless a maintainer asks for it.", ("AGT003",)),
+        ("Never modify the files in tests/expected/.", ("AGT003",)),
+        ("Tests must fail when the parser is wrong.", ("AGT002",)),
+        ("Tests should catch regressions in the scheduler.", ("AGT002",)),
+        ("Avoid writing tests that pass regardless of the result.", ("AGT002",)),
+        # Near misses: what runs the tests, checks of another kind, tests not written, where tests run.
+        ("Don't modify the test harness to make flaky tests pass.", ()),
+        ("Don't relax the type checks.", ()),
+        ("Do not skip tests for behaviour changes; add the closest focused one.", ()),
+        ("Don't skip tests in CI.", ()),
+        ("The pipeline runs automatically on PRs targeting `main`.", ()),
+    ],
+)
+def test_round_six_phrasings(sentence, effect):
+    assert _read(sentence)[0] == effect
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Follow red-green-refactor for every behaviour change.",
+        "Run the focused test and observe the red result before writing the code.",
+    ],
+)
+def test_round_six_fail_without_fix_phrasings(sentence):
+    assert _read(sentence)[0] == ("AGT005",)

@@ -125,6 +125,30 @@ _TEST_OBJECT = (
 # Why a test is edited, the motive AGT003 is about ("to make them pass", "just to get CI green").
 _MOTIVE = r"\b(?:pass\w*|green|succeed|go\s+away|hide|accommodate|match|fit|silence|unblock)\b"
 
+# Round six: every verb of changing a test, what a test checks by any name, and the reasons that make such
+# a change the one AGT003 is about (a motive, a missing permission, or in passing with other work).
+_ANY_EDIT = (
+    r"(?:weaken|relax|loosen|lower|skip|disabl|delet|remov|modif|chang|edit|adjust|alter|flip|hid|conceal|"
+    r"mute|silenc|xfail|rewrit|comment\w*\s+out)\w*"
+)
+_ANY_EDITS = _ANY_EDIT + r"(?:\s*,\s*(?:or\s+|and\s+)?" + _ANY_EDIT + r"|\s+(?:or|and)\s+" + _ANY_EDIT + r")*"
+# (Not what runs the tests, "Don't modify the test harness to make flaky tests pass", nor checks of another
+# kind, "Don't relax the type checks".)
+_CHECKED = (
+    r"(?:tests?\b(?!\s+(?:harness\w*|helpers?|utilit\w*|infra\w*|framework|runners?|setup|config\w*|commands?|"
+    r"scripts?|environments?)\b)|(?<!type\s)(?<!lint\s)(?<!style\s)(?:assertions?|asserts?|expectations?|checks?|"
+    r"snapshots?|snap|oracles?|examples?|expected\s+(?:outputs?|values?|results?)|golden\s+files?|test\s+standards)"
+    r"\b)"
+)
+_WHY = (
+    r"\bto\s+(?:make|get|let)\b.{0,40}?"
+    + _MOTIVE
+    + r"|\b(?:merely|just|only)\s+to\b|\bto\s+(?:conceal|hide|mask|"
+    r"accommodate|paper\s+over)\b|\bwithout\s+(?:an?\s+)?(?:explicit\s+|prior\s+|written\s+)?(?:human\s+|user\s+|"
+    r"maintainer\s+|owner\s+)?(?:permission|approval|sign-?off)\b|\bunless\s+(?:explicitly|you\s+are\s+told|told|"
+    r"asked)\b|\bwhen\s+(?:changing|adding|fixing|modifying|refactoring|updating)\b"
+)
+
 AGT003 = (
     # "Never weaken tests", "Do not hack, weaken, or bypass tests", "Do not relax assertions".
     _NO
@@ -214,6 +238,38 @@ AGT003 = (
     + _WEAKEN
     + r"|chang\w*|edit\w*)",
     r"\bnot\s+to\s+[\"']?fix[\"']?\s+(?:(?:a|the|any)\s+)?(?:failing\s+)?tests?(?:\s+failures?)?\b",
+    # Round six (tuned on the spent s6 set): the verb, what it is done to and why, composed. Any edit of
+    # a test or what it expects, made to hide a defect, to make something pass, without permission, or
+    # in passing: "Never delete, skip, weaken, or modify a test to conceal a product defect", "Do not modify
+    # or delete tests without explicit human permission", "Do not remove tests when changing rate-limit
+    # logic", "Do not delete the .snap files to make tests pass".
+    _NO + r"\s+(?:\w+\s+){0,3}?(?:" + _ANY_EDITS + r")\s+(?:(?:a|an|the|any|all|established|existing)\s+)?"
+    r"(?:[\w.*/-]+\s+){0,3}?" + _CHECKED + r".{0,60}?(?:" + _WHY + r")",
+    # A strong verb needs no motive, whatever the checks are called: "Do not weaken failure-path checks",
+    # "do not weaken an oracle", "NO lowering test standards".
+    _NO
+    + r"\s+(?:\w+\s+){0,3}?(?:weaken|relax|loosen|lower|water\s+down|soften)\w*\s+(?:(?:a|an|the|any)\s+)?"
+    r"(?:[\w-]+\s+(?:or\s+)?){0,3}?" + _CHECKED,
+    # Tests taken out of the run, whatever kind: "Do not skip or disable security tests", "Never skip tests"
+    # (not when to run them, "don't skip tests when committing", nor writing them, "do not skip tests for
+    # behavior changes", nor where they run, "Don't skip tests in CI").
+    _NO + r"\s+(?:\w+\s+){0,2}?(?:skip|disabl|xfail)\w*(?:\s+(?:or|and)\s+(?:skip|disabl|delet|remov)\w*)?\s+"
+    r"(?:(?:a|the|any|all)\s+)?(?:[\w-]+\s+){0,2}?tests?\b(?!\s+(?:when|while|before|after|if|locally|during|"
+    r"runs?)\b)(?!\s+for\s+(?:\w+\s+)?(?:changes?|features?|fixes)\b)(?!\s+(?:in|on)\s+CI\b)",
+    r"\b(?:none|no\s+tests?)\s+(?:should|must|may|can)\s+be\s+(?:skipped|disabled|xfailed|deleted|removed)\b",
+    # Failures hidden: "Tests that fail indicate problems - never hide them", "Don't hide the problem with
+    # `skip`", "don't hide failures behind environment variables".
+    r"^(?=.*\b(?:tests?|skip\w*)\b).*?"
+    + _NO
+    + r"\s+(?:\w+\s+){0,2}?(?:hid|mask|conceal)\w*\s+(?:(?:the|their|any|"
+    r"test)\s+)?(?:failures?|failing\s+tests?|them|it|the\s+problem|problems)\b",
+    # Skip markers refused: "No `@test_skip`", "never use BATS `skip` unless told to".
+    r"^\W*no\s+@?[\w.]*skip\w*\b",
+    _NO + r"\s+(?:\w+\s+){0,2}?use\s+(?:[\w@.-]+\s+){0,2}?@?(?:\w+[._])?skip\w*\b",
+    # Expected outputs left alone: "MUST NEVER modify files in `test/expected/`".
+    _NO
+    + r"\s+(?:\w+\s+){0,2}?(?:modif|edit|chang|touch|overwrit)\w*\s+(?:(?:the|any)\s+)?(?:files?\s+in\s+)?"
+    r"[\w./-]*expected\b",
 )
 
 # Under a heading that says not to weaken tests, the items that name a way of doing it: "Removing a test
@@ -264,6 +320,16 @@ AGT002 = (
     # Tests of running only: "Do not test only that code executes without raising".
     _NO + r"\s+(?:\w+\s+){0,2}?test\s+(?:\w+\s+){0,2}?(?:only\s+)?that\s+(?:\S+\s+){0,6}?(?:runs?|executes?|"
     r"works?|completes?)\s+without\s+(?:raising|errors?|exceptions?|crashing|failing)\b",
+    # Round six: tests that must catch what is wrong: "Tests MUST fail when bugs are present", "Tests MUST
+    # detect errors in code".
+    r"\btests?\s+(?:must|should|need\s+to|have\s+to)\s+fail\s+(?:if|when|whenever)\b.{0,40}?\b(?:bugs?|"
+    r"wrong|broken|incorrect|errors?|faulty|buggy)\b",
+    r"\btests?\s+(?:must|should|need\s+to|have\s+to)\s+(?:detect|catch|reveal|expose)\s+(?:\w+\s+){0,2}?"
+    r"(?:errors?|bugs?|regressions?|mistakes?|defects?)\b",
+    # Such tests named as a fault, in a list of what not to do: "Creating tests that pass regardless of
+    # implementation correctness", "Writing tests that cannot detect regressions".
+    r"\btests?\s+(?:that|which)\s+(?:pass(?:es)?\s+regardless\s+of|can(?:not|'t|\s+not)\s+(?:detect|catch)|"
+    r"never\s+(?:detect|catch))\b",
     # Placeholder tests: "Do not add placeholder tests", "No dummy assertions".
     _NO + r"\s+(?:\w+\s+){0,2}?(?:(?:placeholder|dummy|fake|empty|trivial|no-?op|vacuous|meaningless|"
     r"smoke-only)\s+(?:tests?|assertions?|asserts?))\b",
@@ -317,7 +383,9 @@ FAIL_WITHOUT_FIX = (
     # Test-driven development asks for the failing test first: "Use test-driven development for bug fixes",
     # "Follow TDD"; and "no implementation code without a failing test".
     r"(?:^\W*|\b(?:always|must|should|please)\s+)(?:use|practi[cs]e|follow|apply)\s+(?:strict\s+)?"
-    r"(?:test[-\s]driven\s+development|TDD)\b",
+    r"(?:test[-\s]driven\s+development|TDD|(?:the\s+|a\s+)?red[-\s/]green(?:[-\s/]refactor)?)\b",
+    # "observe the intended red result before production code", "the test is watched failing", "see red".
+    r"\b(?:observe|see|watch)\w*\s+(?:the\s+)?(?:\w+\s+){0,2}?red\b|\bwatched\s+failing\b",
     r"\b(?:without|ahead\s+of|before)\s+(?:first\s+)?(?:writing\s+)?(?:a|its|the)\s+failing\s+tests?\b",
     # "A regression test should fail for the original bug".
     r"\b(?:regression\s+)?tests?\s+(?:should|must|needs?\s+to|has\s+to|have\s+to)\s+fail\s+(?:for|on|against|"

@@ -125,7 +125,7 @@ RULE = Rule(
         # main", nor "Codex PRs should never target develop").
         # Not what some automation does to one PR ("remove opens a PR against main", "creates the PR").
         # Not when CI is what runs on them ("CI runs on every PR against `main`").
-        r"^(?!.*\b(?:runs?|triggers?|triggered|fires?)\s+(?:on|for|by)\b).*?"
+        r"^(?!.*\b(?:runs?|triggers?|triggered|fires?)\s+(?:\w+\s+)?(?:on|for|by)\b).*?"
         r"(?<!s\sa\s)(?<!s\sthe\s)(?P<act>" + _ALL_PRS + r")"
         r"(?:(?:\s+(?!(?:not|never|no)\b)\w+(?<!n't)){0,3}?\s+(?:back\s+)?"
         r"(?:to|into|against|targeting|target)|\s+for)\s+(?:the\s+)?['\"]?(?:main|master|trunk|develop|dev)\b"
