@@ -27,9 +27,20 @@ from rules.catalog import REGISTRY  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "agents_corpus" / "sentences.jsonl"
 CODES = ("AGT001", "AGT002", "AGT003", "AGT004")
-SPLITS = ("tune", "holdout", "tune3", "holdout3", "tune4", "holdout4", "holdout5", "holdout6", "all")
+SPLITS = (
+    "tune",
+    "holdout",
+    "tune3",
+    "holdout3",
+    "tune4",
+    "holdout4",
+    "holdout5",
+    "holdout6",
+    "holdout7",
+    "all",
+)
 # Splits whose sentences are never printed: a hold-out is scored, not read.
-HOLDOUTS = ("holdout", "holdout3", "holdout4", "holdout5", "holdout6")
+HOLDOUTS = ("holdout", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7")
 # The family of sentences labelled by their `family` field rather than by a rule label (the corpus was
 # labelled before AGT005 existed): "tests must fail without the fix", which turns AGT005 on.
 KNOWN_FAMILY = "fail-without-fix"
