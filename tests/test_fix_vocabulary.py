@@ -77,6 +77,8 @@ def test_a_title_says_a_fix_without_the_word(title):
         "Fix slow startup with many plugins",
         'Enable the "RET" linting rule of Ruff and fix newly reported errors',
         'Revert "Fix crash when the queue is full"',
+        # Round six: the project's own build files.
+        "Fix tox.ini break by tox-ini-fmt",
     ],
 )
 def test_housekeeping_and_features_say_no_fix(title):
@@ -192,3 +194,14 @@ def test_a_feature_verb_that_tells_a_fix_leaves_the_closing_reference_its_weight
 )
 def test_entry_kinds(entry, kinds):
     assert entry_kinds([entry]) == kinds
+
+
+@pytest.mark.parametrize(
+    "title, kinds",
+    [
+        ("strutils: add ellipsize for word-aware truncation", {"feature"}),
+        ("TODO: add other entries in the release PR", set()),
+    ],
+)
+def test_a_feature_verb_behind_the_module_it_is_about(title, kinds):
+    assert title_kinds(PullRequest(title=title)) == kinds

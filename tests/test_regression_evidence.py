@@ -613,3 +613,10 @@ def test_a_docs_page_named_like_the_test_file_is_not_the_module_it_tests(tmp_pat
     base = {**BASE, "src/geometry.py": "X = 1\n"}
     head = {"src/geometry.py": "X = 2\n", T: _test("test_perimeter")}
     assert _graded(_review(tmp_path / "2", head, pr, base=base)) == [("error", T)]
+
+
+def test_fixed_before_a_noun_in_a_test_name_is_an_adjective(tmp_path):
+    head = {"tests/test_other.py": _test("test_site_dir_fixed_path")}
+    assert _graded(_review(tmp_path, head, PullRequest(title="Describe directories"))) == [
+        ("notice", "tests/test_other.py")
+    ]

@@ -71,7 +71,10 @@ _CHORES = (
     r"format(?:ting)?(?=[ \t]*+(?:$|[.,;:(\[#]|issues?\b|errors?\b))|"
     r"style|tests?|ci|build|flak\w*|warnings?|"
     r"typing|types?|type\s+hints?|mypy|ruff|pre-commit|spelling|grammar|links?|readme|changelog|comments?|"
-    r"nits?|review"
+    r"nits?|review|"
+    # "Fix tox.ini break by tox-ini-fmt": the project's own build and CI files.
+    r"tox(?:\.ini)?|setup\.(?:py|cfg)|pyproject(?:\.toml)?|makefile|dockerfile|workflows?|github\s+actions|gha|"
+    r"pipelines?"
 )
 _NOT_AFTER = {
     # "fix the seed", "fix the clock": pinning a value, as tests do.
@@ -86,6 +89,9 @@ _NOT_AFTER = {
     "fixed": _ARTICLES
     + r"(?:seeds?|points?|sizes?|lengths?|widths?|rates?|shapes?|order|values?|formats?|windows?|positions?|"
     r"batch(?:es)?|dimensions?|numbers?|strings?|timestamps?|times?|clocks?|dates?|dtypes?|"
+    # "test_site_state_dir_fixed_path": a path that does not move, not a path that was repaired.
+    r"paths?|dirs?|director(?:y|ies)|locations?|names?|ports?|versions?|urls?|offsets?|delays?|intervals?|"
+    r"columns?|headers?|prefix(?:es)?|suffix(?:es)?|timeouts?|budgets?|costs?|amounts?|"
     + _CHORES
     + r")\b",
     "reg": _ARTICLES
@@ -403,8 +409,10 @@ def conventional_kind(subject: str) -> str | None:
 # A title that opens with a feature's verb and says no fix but a closing "fix #12" is a feature closing its
 # request: "Add the --strict option (fixes #12)", "Deprecate `Field.foo`, fix #40".
 _FEATURE_TITLE = re.compile(
-    r"^[ \t]{0,4}(?:add(?:s|ed)?|implement\w*|introduc\w*|support\w*|deprecat\w*|allow\w*|enabl\w*|expos\w*|"
-    r"new)\b",
+    # perhaps behind the module it is about: "strutils: add ellipsize"
+    # ("TODO: add other entries" is a note, not a module)
+    r"^[ \t]{0,4}(?:(?!(?:todo|note|fixme|xxx|wip|nb)\b)[\w./-]{1,30}:[ \t]+)?"
+    r"(?:add(?:s|ed)?|implement\w*|introduc\w*|support\w*|deprecat\w*|allow\w*|enabl\w*|expos\w*|new)\b",
     re.IGNORECASE,
 )
 

@@ -24,7 +24,7 @@ from what the test and the PR say:
   its name, docstring, pytest marks, or the comments above and inside it makes it a regression test
   (a class or module docstring covers its tests with a reference, but its words are not evidence
   about each test). Words in another sense do not count: a linear regression, a fixed
-  seed, crash recovery, a type guard, "fix typo".
+  seed, a fixed path, crash recovery, a type guard, "fix typo".
 - a fix PR: a fix word in the PR title, labels or branch name, or in its description "fixes #12" or a line
   that opens with "Fix" (other prose in a description speaks of bugs and regressions of all kinds, so only
   those count there); in the title, also a fix said without the word ("Do not trigger X", "Don't compress
@@ -33,12 +33,13 @@ from what the test and the PR say:
   ...", "Handle empty ...", "Honor/Respect sort_keys" (not "Honor the NO_COLOR environment variable", a
   standard adopted), "Reject ...", "now properly", "Preserve X when/through ...", "stopped working",
   "restores the ability"), but not housekeeping ("fix ci", "fix lint", "typing fix", "fix typo", "fix
-  tests", "fix for the testcase", "bug in CI", "fix docs", "fix mypy", "fix pre-commit", "Enable the X lint
-  rule and fix newly reported errors", performance work ("fix quadratic complexity", "fix slow startup"),
-  "Don't run ...") nor a rule tightened ("no longer allowed"); a title opening with a feature's verb ("Add",
-  "Support", "Expose" ...) says a feature, one that makes an error message clearer ("Detailed error message
-  on ...", "Make error messages ... more helpful") an improvement. A Conventional-Commits type decides over
-  the words: `fix:`/`fix(scope):` is a fix (not with a housekeeping scope, `fix(ci):`), `feat`, `deprecate`,
+  tests", "fix for the testcase", "bug in CI", "fix docs", "fix mypy", "fix pre-commit", "Fix tox.ini",
+  "Enable the X lint rule and fix newly reported errors", performance work ("fix quadratic complexity", "fix
+  slow startup"), "Don't run ...") nor a rule tightened ("no longer allowed"); a title opening with a
+  feature's verb ("Add", "Support", "Expose" ..., perhaps behind its module: "strutils: add ...") says a
+  feature, one that makes an error message clearer ("Detailed error message on ...", "Make error messages
+  ... more helpful") an improvement. A Conventional-Commits type decides over the words:
+  `fix:`/`fix(scope):` is a fix (not with a housekeeping scope, `fix(ci):`), `feat`, `deprecate`,
   `refactor`, `test`, `docs`, `chore`, `perf`, `ci`, `build`, `style` are not. In `bot check` given no
   `--pr-title` or `--pr-body-file`, the same in the commits base..head (the newest subject as the title, the
   others' subjects with only their fix words, and so a squash merge's "* subject" lines; bodies as
