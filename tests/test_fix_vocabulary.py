@@ -98,6 +98,15 @@ def test_prose_counts_in_the_title_not_in_the_commits_inside_the_pr():
         ("fix: area of empty shapes", "bugfix"),
         ("fix(shapes)!: area of empty shapes", "bugfix"),
         ("fix(ci): pin the runner", "changed"),  # a housekeeping scope
+        # gitmoji: the emoji or its shortcode opening the subject.
+        ("\U0001f41b Empty shapes have zero area", "bugfix"),
+        (":bug: Empty shapes have zero area", "bugfix"),
+        ("\U0001f691\ufe0f Stop the crash on start", "bugfix"),
+        ("\u2728 Add the pointer rule", "feature"),
+        ("\u267b\ufe0f Split the reader", "changed"),
+        ("\U0001f49a Fix the CI build", "changed"),  # a CI fix is no bug fix
+        ("\U0001f9ea Fix fuzzing test failures", None),  # "add a failing test": the words decide
+        ("\U0001f44c Improve the parser", None),  # not a gitmoji kind
         ("feat: pointer rule", "feature"),
         ("feat(css): pointer rule (fixes #12)", "feature"),
         ("deprecate: Field.foo", "deprecation"),

@@ -620,3 +620,11 @@ def test_fixed_before_a_noun_in_a_test_name_is_an_adjective(tmp_path):
     assert _graded(_review(tmp_path, head, PullRequest(title="Describe directories"))) == [
         ("notice", "tests/test_other.py")
     ]
+
+
+def test_a_gitmoji_bug_subject_makes_a_small_fix_pr(tmp_path):
+    head = {"tests/test_other.py": _test("test_perimeter")}
+    report = _review(tmp_path, head, message="\U0001f41b Empty shapes have a zero area")
+    assert _graded(report) == [("error", "tests/test_other.py")]
+    report = _review(tmp_path / "2", head, message="\u2728 Areas of triangles")
+    assert _graded(report) == [("notice", "tests/test_other.py")]

@@ -91,9 +91,7 @@ _NOT_AFTER = {
     r"batch(?:es)?|dimensions?|numbers?|strings?|timestamps?|times?|clocks?|dates?|dtypes?|"
     # "test_site_state_dir_fixed_path": a path that does not move, not a path that was repaired.
     r"paths?|dirs?|director(?:y|ies)|locations?|names?|ports?|versions?|urls?|offsets?|delays?|intervals?|"
-    r"columns?|headers?|prefix(?:es)?|suffix(?:es)?|timeouts?|budgets?|costs?|amounts?|"
-    + _CHORES
-    + r")\b",
+    r"columns?|headers?|prefix(?:es)?|suffix(?:es)?|timeouts?|budgets?|costs?|amounts?|" + _CHORES + r")\b",
     "reg": _ARTICLES
     + r"(?:models?|tasks?|heads?|loss(?:es)?|targets?|metrics?|problems?|trees?|coefficients?)\b",
     "cra": _ARTICLES + r"(?:recovery|safe|safety|consisten\w*|dumps?)\b",
@@ -394,12 +392,50 @@ _TYPE_KINDS = {
 _CHORE_SCOPE = re.compile(r"^(?:" + _CHORES + r"|deps|dependencies|tests?|release)$", re.IGNORECASE)
 
 
-def conventional_kind(subject: str) -> str | None:
-    """The change kind a Conventional-Commits subject gives: "bugfix" for `fix:`, "feature" for `feat:`,
-    "deprecation", "changed" for refactor/docs/test/chore/perf/ci/build/style; None without a known type."""
-    m = _CONVENTIONAL.match(subject)
+# gitmoji (gitmoji.dev): the emoji, or its `:shortcode:`, that opens a subject says the kind of change as a
+# Conventional-Commits type does. Only the unambiguous ones: a fix (bug, critical hotfix, simple fix,
+# security), a feature, and kinds that are neither (refactor, docs, tests, style, performance, removal,
+# deprecation, a CI or build fix, dependencies, configuration, typos, lint; not "add a failing test",
+# which may be a fix told by its test).
+_GITMOJI_FIX = {
+    "\U0001f41b": "bug",
+    "\U0001f691": "ambulance",
+    "\U0001fa79": "adhesive_bandage",
+    "\U0001f512": "lock",
+}
+_GITMOJI_FEATURE = {"\u2728": "sparkles", "\U0001f389": "tada"}
+_GITMOJI_OTHER = {
+    "\u267b": "recycle", "\U0001f4dd": "memo", "\u2705": "white_check_mark", "\U0001f3a8": "art",
+    "\u26a1": "zap", "\U0001f525": "fire", "\U0001f484": "lipstick", "\U0001f6a8": "rotating_light",
+    "\U0001f477": "construction_worker", "\U0001f49a": "green_heart", "\u2b06": "arrow_up",
+    "\u2b07": "arrow_down", "\U0001f4cc": "pushpin", "\U0001f527": "wrench", "\U0001f5d1": "wastebasket",
+    "\u270f": "pencil2", "\U0001f516": "bookmark", "\U0001f69a": "truck", "\U0001f4e6": "package",
+    "\U0001f3d7": "building_construction",
+}  # fmt: skip
+_GITMOJI_KINDS = {
+    **{k: "bugfix" for k in (*_GITMOJI_FIX, *_GITMOJI_FIX.values())},
+    **{k: "feature" for k in (*_GITMOJI_FEATURE, *_GITMOJI_FEATURE.values())},
+    **{k: "changed" for k in (*_GITMOJI_OTHER, *_GITMOJI_OTHER.values())},
+}
+_GITMOJI = re.compile(r"^[ \t]{0,4}(?::([a-z0-9_]{2,30}):|([^\x00-\x7f]))")
+
+
+def gitmoji_kind(subject: str) -> str | None:
+    """The change kind the gitmoji opening a subject gives ("\U0001f41b Fix ..." or ":bug: Fix ..." ->
+    "bugfix"); None without a known one."""
+    m = _GITMOJI.match(subject)
     if m is None:
         return None
+    return _GITMOJI_KINDS.get(m.group(1) or m.group(2))
+
+
+def conventional_kind(subject: str) -> str | None:
+    """The change kind a Conventional-Commits subject gives: "bugfix" for `fix:`, "feature" for `feat:`,
+    "deprecation", "changed" for refactor/docs/test/chore/perf/ci/build/style; None without a known type.
+    A gitmoji opening the subject says the kind the same way."""
+    m = _CONVENTIONAL.match(subject)
+    if m is None:
+        return gitmoji_kind(subject)
     kind = m.group(1).lower()
     if kind in FIX_TYPES:
         return "changed" if m.group(2) and _CHORE_SCOPE.match(m.group(2).strip()) else "bugfix"
@@ -471,6 +507,8 @@ def _subject_cues(text: str, where: str, prose: bool = True) -> list[Cue]:
         return []  # the quoted subject is the reverted commit's: "Revert "Fix crash ..."" re-breaks it
     kind = conventional_kind(text)
     if kind == "bugfix":
+        if _CONVENTIONAL.match(text) is None:
+            return [Cue(text.strip()[:30], where)]  # a gitmoji: the subject says it better than the emoji
         return [Cue(text.split(":", 1)[0].strip().lower()[:30] + ":", where)]
     if kind is not None:
         return []  # "test: fix flaky", "feat: ... (fixes #12)": the type says what it is

@@ -40,49 +40,51 @@ from what the test and the PR say:
   feature, one that makes an error message clearer ("Detailed error message on ...", "Make error messages
   ... more helpful") an improvement. A Conventional-Commits type decides over the words:
   `fix:`/`fix(scope):` is a fix (not with a housekeeping scope, `fix(ci):`), `feat`, `deprecate`,
-  `refactor`, `test`, `docs`, `chore`, `perf`, `ci`, `build`, `style` are not. In `bot check` given no
-  `--pr-title` or `--pr-body-file`, the same in the commits base..head (the newest subject as the title, the
-  others' subjects with only their fix words, and so a squash merge's "* subject" lines; bodies as
-  descriptions; a merge commit's PR title and branch count as such; commits a bot wrote, "[pre-commit.ci]
-  auto fixes", do not count; "Merge commit from fork", GitHub's subject for a security advisory's private
-  fork merged, is a fix; a revert, `Revert "Fix ..."`, is none); a range of several merged PRs (two or more
-  of its first-parent commits name their PR, `... (#958)` or "Merge pull request #958") is judged PR by PR:
-  each test with the newest of those commits that changed its file, as its own small PR, whose number the
-  message proposes. What the maintainers' changelog says of the change counts in their own terms: a
-  changelog fragment it adds (`changelog/12.bugfix.rst` makes it a fix PR), a reno release note it adds
-  (`releasenotes/notes/*.yaml`: entries under `fixes:` or `security:` are fixes, under `features:`,
-  `deprecations:`, `upgrade:`... another kind) and the entries it adds to a hand-written changelog
-  (CHANGELOG.md, CHANGES.md/.rst, HISTORY.md/.rst, NEWS...; an entry under a `Fixed`, `Bug fixes`,
-  `Bugfixes`, `Fixes` or `Security` section is a fix, under `Added`, `Changed`, `Features`, `Deprecated`...
-  another kind, and under a section of no kind its prose decides, as a title's; an old entry edited is no
-  new entry). So does a title that opens with a feature's verb ("Add ...", "Deprecate ...") and says no fix
-  beyond closing an issue. On GitHub (`bot review`, `bot publish`) so do the labels and issue type of the
-  issues of the same repository that the description closes (`Fixes #12`, `Closes #12`, `Resolves
-  owner/repo#12`, an issue URL; the first 5, read only when the PR changes a Python file, one request each):
-  the type Bug or a `bug`, `type: bug`, `kind/bug`, `bugfix` or `regression` label makes it a fix PR, the
-  type Feature or an `enhancement` or `feature` label another kind; an issue that cannot be read gives no
-  evidence either way. `bot check` knows no linked issues. Where all of these say another kind than a fix
-  (feature, deprecation, improvement, `feat:`...), only the title, labels and branch are evidence, not "Fix
-  #12" in a description (projects close every kind of issue that way) nor the commits inside the PR ("fix
-  tests"); with a feature (or deprecation, removal, breaking) kind, "fix #12" in the title or branch closes
-  the feature request. In a fix PR a test is a regression test when its words describe changed behaviour
-  ("again", "instead of", "used to", "stops raising"), or when at most 3 new tests name nothing, none beside
-  it (in its class, or at module level with it) names what it guards, and it sits where the fix is: its file
-  imports or is named after a module the PR changes (a page of docs is no module), or its name shares a word
-  (up to inflection: "annotations", "annotation") with the PR title, branch or a fix changelog entry. Where
-  a new test in another file or class names what it guards, the fix has its regression test there, and only
-  a name sharing a word with the PR title ties this one to the fix. With more than 3, a test counts when its
-  name shares two words with the PR title and nothing but fixes says what the change is, or two words with a
-  fix changelog entry or bugfix fragment's text (at most 3 tests per entry in a test file, those sharing
-  most). A small fix PR (the title, labels, branch or only fix entries say it is a fix; at most 4 new tests
-  that name nothing, none beside them naming what it guards) takes its new tests for its regression tests
-  wherever they sit, unless a commit of it says it adds other tests or it also rewrites lines inside the
-  test file's existing functions or classes (old tests split up; a changed import line is no such rewrite).
-  A PR whose title says it validates does not take its tests of validation (`test_x_invalid`) for regression
-  tests. A title that says it adds regression tests, or tests to check a named fault ("Add test to check the
-  netrc auth leak", "tests for the deadlock"), makes all its new tests regression tests; a title that says
-  it adds tests of another kind ("add integration tests", "tests: cover ...", "improve test coverage") and
-  says no fix leaves only the tests' own words as evidence.
+  `refactor`, `test`, `docs`, `chore`, `perf`, `ci`, `build`, `style` are not. So does a gitmoji opening the
+  subject (gitmoji.dev): 🐛, 🚑️, 🩹, 🔒️ or their `:bug:`-style shortcodes make a fix, ✨ and 🎉 a feature, ♻️,
+  📝, ✅, 🎨, ⚡️, 🔥, 💚, ⬆️, 🔧... another kind. In `bot check` given no `--pr-title` or `--pr-body-file`, the
+  same in the commits base..head (the newest subject as the title, the others' subjects with only their fix
+  words, and so a squash merge's "* subject" lines; bodies as descriptions; a merge commit's PR title and
+  branch count as such; commits a bot wrote, "[pre-commit.ci] auto fixes", do not count; "Merge commit from
+  fork", GitHub's subject for a security advisory's private fork merged, is a fix; a revert, `Revert "Fix
+  ..."`, is none); a range of several merged PRs (two or more of its first-parent commits name their PR,
+  `... (#958)` or "Merge pull request #958") is judged PR by PR: each test with the newest of those commits
+  that changed its file, as its own small PR, whose number the message proposes. What the maintainers'
+  changelog says of the change counts in their own terms: a changelog fragment it adds
+  (`changelog/12.bugfix.rst` makes it a fix PR), a reno release note it adds (`releasenotes/notes/*.yaml`:
+  entries under `fixes:` or `security:` are fixes, under `features:`, `deprecations:`, `upgrade:`... another
+  kind) and the entries it adds to a hand-written changelog (CHANGELOG.md, CHANGES.md/.rst, HISTORY.md/.rst,
+  NEWS...; an entry under a `Fixed`, `Bug fixes`, `Bugfixes`, `Fixes` or `Security` section is a fix, under
+  `Added`, `Changed`, `Features`, `Deprecated`... another kind, and under a section of no kind its prose
+  decides, as a title's; an old entry edited is no new entry). So does a title that opens with a feature's
+  verb ("Add ...", "Deprecate ...") and says no fix beyond closing an issue. On GitHub (`bot review`, `bot
+  publish`) so do the labels and issue type of the issues of the same repository that the description closes
+  (`Fixes #12`, `Closes #12`, `Resolves owner/repo#12`, an issue URL; the first 5, read only when the PR
+  changes a Python file, one request each): the type Bug or a `bug`, `type: bug`, `kind/bug`, `bugfix` or
+  `regression` label makes it a fix PR, the type Feature or an `enhancement` or `feature` label another
+  kind; an issue that cannot be read gives no evidence either way. `bot check` knows no linked issues. Where
+  all of these say another kind than a fix (feature, deprecation, improvement, `feat:`...), only the title,
+  labels and branch are evidence, not "Fix #12" in a description (projects close every kind of issue that
+  way) nor the commits inside the PR ("fix tests"); with a feature (or deprecation, removal, breaking) kind,
+  "fix #12" in the title or branch closes the feature request. In a fix PR a test is a regression test when
+  its words describe changed behaviour ("again", "instead of", "used to", "stops raising"), or when at most
+  3 new tests name nothing, none beside it (in its class, or at module level with it) names what it guards,
+  and it sits where the fix is: its file imports or is named after a module the PR changes (a page of docs
+  is no module), or its name shares a word (up to inflection: "annotations", "annotation") with the PR
+  title, branch or a fix changelog entry. Where a new test in another file or class names what it guards,
+  the fix has its regression test there, and only a name sharing a word with the PR title ties this one to
+  the fix. With more than 3, a test counts when its name shares two words with the PR title and nothing but
+  fixes says what the change is, or two words with a fix changelog entry or bugfix fragment's text (at most
+  3 tests per entry in a test file, those sharing most). A small fix PR (the title, labels, branch or only
+  fix entries say it is a fix; at most 4 new tests that name nothing, none beside them naming what it
+  guards) takes its new tests for its regression tests wherever they sit, unless a commit of it says it adds
+  other tests or it also rewrites lines inside the test file's existing functions or classes (old tests
+  split up; a changed import line is no such rewrite). A PR whose title says it validates does not take its
+  tests of validation (`test_x_invalid`) for regression tests. A title that says it adds regression tests,
+  or tests to check a named fault ("Add test to check the netrc auth leak", "tests for the deadlock"), makes
+  all its new tests regression tests; a title that says it adds tests of another kind ("add integration
+  tests", "tests: cover ...", "improve test coverage") and says no fix leaves only the tests' own words as
+  evidence.
 
 With `bot check --verify-tests`, a fact decides before the words: in a change that says it fixes
 something (or for a test its words already take for a regression test), a new test that fails on the
