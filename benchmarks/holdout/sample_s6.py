@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -68,8 +69,15 @@ def drop_copies(rows: list[dict], earlier: set[str]) -> tuple[list[dict], list[t
     return kept, removed
 
 
-def main(argv: list[str] | None = None) -> int:
-    code = fresh.main(argv, CORPORA, split_of, (__doc__ or "").splitlines()[0])
+def main(
+    argv: list[str] | None = None,
+    corpora: tuple[str, ...] = CORPORA,
+    split: Callable[[str], str] = split_of,
+    title: str = (__doc__ or "").splitlines()[0],
+) -> int:
+    """Builds the set as sample_fresh does, then removes the copies (a later set passes its own corpora,
+    split and title)."""
+    code = fresh.main(argv, corpora, split, title)
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("mirrors")
     parser.add_argument("candidates")
@@ -79,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out, root, labels_given = args.out, args.root, args.labels is not None
     earlier = set()
-    for corpus in CORPORA:
+    for corpus in corpora:
         for line in (root / corpus).read_text().splitlines():
             earlier.add(_norm(json.loads(line)["sentence"]))
     rows = [json.loads(line) for line in out.read_text().splitlines()]

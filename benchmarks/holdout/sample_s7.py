@@ -26,13 +26,10 @@ repository and `path:line:index-on-line`; a record not in the file is labelled n
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import sample_fresh as fresh  # noqa: E402
 import sample_s6 as s6  # noqa: E402
 
 CORPORA = s6.CORPORA + ("benchmarks/holdout/sentences-s6.jsonl",)
@@ -46,29 +43,7 @@ def split_of(repo: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    code = fresh.main(argv, CORPORA, split_of, (__doc__ or "").splitlines()[0])
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("mirrors")
-    parser.add_argument("candidates")
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--labels")
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2])
-    args = parser.parse_args(argv)
-    out, root, labels_given = args.out, args.root, args.labels is not None
-    earlier = set()
-    for corpus in CORPORA:
-        for line in (root / corpus).read_text().splitlines():
-            earlier.add(s6._norm(json.loads(line)["sentence"]))
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
-    rows, removed = s6.drop_copies(rows, earlier)
-    for repo, share in removed:
-        print(f"{repo}\tcopy removed ({share:.0%} of its sentences seen earlier)\t0")
-    with out.open("w") as fh:
-        for row in rows:
-            if labels_given:
-                row.pop("_key", None)
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return code
+    return s6.main(argv, CORPORA, split_of, (__doc__ or "").splitlines()[0])
 
 
 if __name__ == "__main__":

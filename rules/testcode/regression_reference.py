@@ -567,17 +567,25 @@ def _best_matches(said: PrEvidence, tests: list[Touched]) -> dict[str, int]:
 _DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(test\w*)")
 
 
-def _removed_tests(ctx: Context, paths: set[str]) -> dict[str, list[set[str]]]:
-    """The words of the names of the tests whose `def` line the change removes, per test file."""
-    out: dict[str, list[set[str]]] = {}
+def _old_lines(ctx: Context, paths: set[str]) -> Iterator[tuple[FileChange, list[str] | None]]:
+    """Each changed file among paths that had a base, with its lines at base (None: unreadable)."""
     for f in ctx.changeset.files:
         if f.path not in paths or not f.base_path:
             continue
         try:
             old = ctx.changeset.base_text(f.base_path)
         except UnreadableFile:
+            yield f, None
             continue
-        lines = git_lines(old or "")
+        yield f, git_lines(old or "")
+
+
+def _removed_tests(ctx: Context, paths: set[str]) -> dict[str, list[set[str]]]:
+    """The words of the names of the tests whose `def` line the change removes, per test file."""
+    out: dict[str, list[set[str]]] = {}
+    for f, lines in _old_lines(ctx, paths):
+        if lines is None:
+            continue
         for n in sorted(f.removed_lines)[:5000]:
             m = _DEF.match(lines[n - 1]) if 0 < n <= len(lines) else None
             if m is not None:
@@ -591,18 +599,11 @@ _BODY_OPENER = re.compile(r"(?:async[ \t]+)?def[ \t]|class[ \t]|@")
 def _rewritten(ctx: Context, paths: set[str]) -> set[str]:
     """The test files whose change removes lines of a function or class the file had: its existing
     tests rewritten or split. Lines outside every def and class (imports, module constants) say
-    nothing of the tests."""
+    nothing of the tests. A file whose old text cannot be read keeps the cautious reading."""
     out: set[str] = set()
-    for f in ctx.changeset.files:
-        if f.path not in paths or not f.base_path:
-            continue
-        try:
-            old = ctx.changeset.base_text(f.base_path)
-        except UnreadableFile:
-            out.add(f.path)  # unknown: keep the cautious reading
-            continue
-        inside = _inside_defs(git_lines(old or ""))
-        if any(0 < n <= len(inside) and inside[n - 1] for n in f.removed_lines):
+    for f, lines in _old_lines(ctx, paths):
+        inside = _inside_defs(lines) if lines is not None else None
+        if inside is None or any(0 < n <= len(inside) and inside[n - 1] for n in f.removed_lines):
             out.add(f.path)
     return out
 
