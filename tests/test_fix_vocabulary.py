@@ -71,6 +71,7 @@ def test_a_title_says_a_fix_without_the_word(title):
         "Use a list instead of a tuple",
         "Preserve the old API",
         "Keep a cache of shapes",
+        "Keep the logs on disk",
         # Round five: a standard adopted, performance work, a linter's fixes, a revert.
         "Honor the NO_COLOR environment variable",
         "Fix quadratic complexity in fragments_join",

@@ -352,7 +352,9 @@ _PROSE = re.compile(
       | works?\s++(?:correctly\s++|properly\s++)?again
       | now\s++properly | ^\s*+properly\s | stopped\s++working
       | restor(?:e|es|ed|ing)\s++(?:the\s++)?(?:ability|support|behaviou?r|previous|old)
-      | ^\s*+(?:preserve|retain|keep)s?\s++(?:[\w`'.-]++\s++){1,6}?(?:when|on|after|during|across|through)\s
+      | ^\s*+(?:preserve|retain)s?\s++(?:[\w`'.-]++\s++){1,6}?(?:when|on|after|during|across|through)\s
+      # ("Keep X on Y" says where, not that X was lost: "Keep the logs on disk")
+      | ^\s*+keeps?\s++(?:[\w`'.-]++\s++){1,6}?(?:when|after|during|across|through)\s
       | instead\s++of\s++(?:silently\s++)?(?:raising|crashing|failing|hanging|erroring|throwing|
             dropping|ignoring|swallowing|discarding|losing|truncating|corrupting)
       | avoid(?:s|ed|ing)?\s++(?:an?\s++|the\s++)?
